@@ -1,0 +1,3 @@
+//! gridsched's reproduction harness: the experiment registry, sweeps, claims, plots and report.
+
+pub mod table;

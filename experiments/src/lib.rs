@@ -1,0 +1,1 @@
+//! Experiment entries live in the TOML files of this directory.
