@@ -1,1 +1,22 @@
-//! placeholder
+//! The simulation core shared by every model in gridsched.
+//!
+//! - [`rng`]: reproducible random streams. Every stream is a ChaCha generator seeded from a
+//!   stable hash of its *name* — (experiment, sweep point, series, replication, stream) — so
+//!   any point of any figure can be recomputed alone, and results never depend on thread count
+//!   or execution order.
+//! - [`dist`]: the distributions the documents use (exponential, uniform, bounded Pareto with a
+//!   solver for the shape that gives a target mean).
+//! - [`stats`]: replication statistics with Student-t confidence intervals.
+//! - [`events`]: a future-event list with deterministic tie-breaking.
+//!
+//! Nothing here knows about any paper.
+
+pub mod dist;
+pub mod events;
+pub mod rng;
+pub mod stats;
+
+pub use dist::{BoundedPareto, DistError, Exponential, Uniform};
+pub use events::EventQueue;
+pub use rng::{SimRng, StreamKey};
+pub use stats::{mean_ci95, Summary};
