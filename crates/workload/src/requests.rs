@@ -1,0 +1,266 @@
+//! Advance-reservation request streams and their CSV form.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::Path;
+
+use gridsched_geom::{Time, Window, TIME_TOLERANCE};
+
+/// One request: at `arrival` a job asks for `window.length` time units inside
+/// `[window.ready, window.deadline]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Request {
+    pub arrival: Time,
+    pub window: Window,
+}
+
+/// The rules a stream must satisfy for an online scheduler with minimum job length `l_min` and
+/// look-ahead (horizon) `horizon`: no job can be booked further than `horizon` ahead.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RequestLimits {
+    pub l_min: Time,
+    pub horizon: Time,
+}
+
+impl Default for RequestLimits {
+    /// Castillo ch. 3: `l_min = 1`, `L = 200`.
+    fn default() -> Self {
+        RequestLimits { l_min: 1.0, horizon: 200.0 }
+    }
+}
+
+/// A problem in an input file, located by file and line.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path}:{line}: {message}")]
+    Invalid { path: String, line: u64, message: String },
+}
+
+impl InputError {
+    fn invalid(path: &str, line: u64, message: impl fmt::Display) -> Self {
+        InputError::Invalid { path: path.to_string(), line, message: message.to_string() }
+    }
+}
+
+const COLUMNS: [&str; 5] = ["id", "arrival", "ready", "length", "deadline"];
+
+/// Validates one request against the stream rules; `previous_arrival` enforces order.
+pub fn validate(
+    arrival: Time,
+    ready: Time,
+    length: Time,
+    deadline: Time,
+    previous_arrival: Option<Time>,
+    limits: &RequestLimits,
+) -> Result<Request, String> {
+    for (name, v) in [("arrival", arrival), ("ready", ready), ("length", length), ("deadline", deadline)] {
+        if !v.is_finite() {
+            return Err(format!("{name} must be a finite number, got {v}"));
+        }
+    }
+    if let Some(prev) = previous_arrival
+        && arrival < prev
+    {
+        return Err(format!("arrival {arrival} is earlier than the previous row's arrival {prev} (rows must be in arrival order)"));
+    }
+    if ready < arrival {
+        return Err(format!("ready time {ready} is before the arrival time {arrival}"));
+    }
+    if length <= 0.0 {
+        return Err(format!("length must be positive, got {length}"));
+    }
+    if length < limits.l_min {
+        return Err(format!("length {length} is shorter than the minimum job length l_min = {}", limits.l_min));
+    }
+    let tol = TIME_TOLERANCE * deadline.abs().max(1.0);
+    if deadline + tol < ready + length {
+        return Err(format!("deadline {deadline} is before ready + length = {}", ready + length));
+    }
+    if deadline > arrival + limits.horizon + tol {
+        return Err(format!(
+            "deadline {deadline} is beyond the look-ahead horizon: arrival + {} = {}",
+            limits.horizon,
+            arrival + limits.horizon
+        ));
+    }
+    let window = Window::new(ready, length, deadline).map_err(|e| e.to_string())?;
+    Ok(Request { arrival, window })
+}
+
+/// Reads a request CSV (header `id,arrival,ready,length,deadline`, columns in any order) and
+/// validates every row. Returns the ids and requests in file order.
+pub fn read_requests(
+    path: &Path,
+    limits: &RequestLimits,
+) -> Result<(Vec<String>, Vec<Request>), InputError> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|source| InputError::Io { path: name.clone(), source })?;
+    read_requests_from(file, &name, limits)
+}
+
+/// [`read_requests`] from any reader; `name` is used in error messages.
+pub fn read_requests_from(
+    reader: impl Read,
+    name: &str,
+    limits: &RequestLimits,
+) -> Result<(Vec<String>, Vec<Request>), InputError> {
+    let mut csv = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .comment(Some(b'#'))
+        .flexible(true)
+        .from_reader(reader);
+    let header = csv.headers().map_err(|e| csv_error(name, 1, e))?.clone();
+    let mut column = [usize::MAX; 5];
+    for (i, h) in header.iter().enumerate() {
+        match COLUMNS.iter().position(|c| *c == h) {
+            Some(c) if column[c] == usize::MAX => column[c] = i,
+            Some(_) => return Err(InputError::invalid(name, 1, format!("duplicate column `{h}`"))),
+            None => {
+                return Err(InputError::invalid(
+                    name,
+                    1,
+                    format!("unexpected column `{h}`; expected header {}", COLUMNS.join(",")),
+                ));
+            }
+        }
+    }
+    if let Some(c) = column.iter().position(|&i| i == usize::MAX) {
+        return Err(InputError::invalid(name, 1, format!("missing column `{}`; expected header {}", COLUMNS[c], COLUMNS.join(","))));
+    }
+    let mut ids = Vec::new();
+    let mut requests = Vec::new();
+    let mut seen = HashSet::new();
+    let mut record = csv::StringRecord::new();
+    let mut previous = None;
+    loop {
+        let line_hint = csv.position().line();
+        match csv.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(csv_error(name, line_hint, e)),
+        }
+        let line = record.position().map_or(line_hint, |p| p.line());
+        if record.len() != header.len() {
+            return Err(InputError::invalid(name, line, format!("expected {} fields, found {}", header.len(), record.len())));
+        }
+        let id = record[column[0]].to_string();
+        if id.is_empty() {
+            return Err(InputError::invalid(name, line, "empty id"));
+        }
+        let mut num = [0.0; 4];
+        for (k, slot) in num.iter_mut().enumerate() {
+            let field = &record[column[k + 1]];
+            *slot = field.parse::<f64>().map_err(|_| {
+                InputError::invalid(name, line, format!("{}: `{field}` is not a number", COLUMNS[k + 1]))
+            })?;
+        }
+        let [arrival, ready, length, deadline] = num;
+        let request = validate(arrival, ready, length, deadline, previous, limits)
+            .map_err(|m| InputError::invalid(name, line, format!("request `{id}`: {m}")))?;
+        if !seen.insert(id.clone()) {
+            return Err(InputError::invalid(name, line, format!("duplicate id `{id}`")));
+        }
+        previous = Some(arrival);
+        ids.push(id);
+        requests.push(request);
+    }
+    Ok((ids, requests))
+}
+
+fn csv_error(name: &str, line: u64, e: csv::Error) -> InputError {
+    let line = e.position().map_or(line, |p| p.line());
+    InputError::invalid(name, line, format!("malformed CSV: {}", e.kind_message()))
+}
+
+trait KindMessage {
+    fn kind_message(&self) -> String;
+}
+
+impl KindMessage for csv::Error {
+    fn kind_message(&self) -> String {
+        match self.kind() {
+            csv::ErrorKind::Utf8 { .. } => "invalid UTF-8".to_string(),
+            csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+                format!("expected {expected_len} fields, found {len}")
+            }
+            _ => self.to_string(),
+        }
+    }
+}
+
+/// Writes requests as CSV with the header `id,arrival,ready,length,deadline` (ids `0..n`).
+pub fn write_requests(out: impl Write, requests: &[Request]) -> csv::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(COLUMNS)?;
+    for (i, r) in requests.iter().enumerate() {
+        w.write_record([
+            i.to_string(),
+            r.arrival.to_string(),
+            r.window.ready.to_string(),
+            r.window.length.to_string(),
+            r.window.deadline.to_string(),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<(Vec<String>, Vec<Request>), String> {
+        read_requests_from(text.as_bytes(), "in.csv", &RequestLimits::default()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn reads_valid_stream_in_any_column_order() {
+        let (ids, reqs) = read("id,arrival,ready,length,deadline\na,0,1,2,3\nb,0.5,0.5,1,1.5\n").unwrap();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(reqs[1].window.deadline, 1.5);
+        let (_, reqs) = read("deadline,length,ready,arrival,id\n3,2,1,0,a\n").unwrap();
+        assert_eq!(reqs[0].window.ready, 1.0);
+    }
+
+    #[test]
+    fn exact_fit_with_rounding_is_valid() {
+        let limits = RequestLimits { l_min: 0.1, horizon: 200.0 };
+        let r = read_requests_from("id,arrival,ready,length,deadline\nx,0,0.1,0.2,0.3\n".as_bytes(), "f", &limits);
+        assert!(r.is_ok(), "{r:?}");
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let cases = [
+            ("id,arrival,ready,length,deadline\na,0,1,2,3\nb,0,1,x,3\n", "in.csv:3: length: `x` is not a number"),
+            ("id,arrival,ready,length,deadline\na,1,1,2,3\nb,0,1,1,3\n", "in.csv:3: request `b`: arrival 0 is earlier"),
+            ("id,arrival,ready,length,deadline\na,1,0.5,2,3\n", "in.csv:2: request `a`: ready time 0.5 is before"),
+            ("id,arrival,ready,length,deadline\na,0,1,-2,3\n", "in.csv:2: request `a`: length must be positive"),
+            ("id,arrival,ready,length,deadline\na,0,1,0.5,3\n", "in.csv:2: request `a`: length 0.5 is shorter"),
+            ("id,arrival,ready,length,deadline\na,0,1,2,2.5\n", "in.csv:2: request `a`: deadline 2.5 is before"),
+            ("id,arrival,ready,length,deadline\na,0,1,2,300\n", "in.csv:2: request `a`: deadline 300 is beyond"),
+            ("id,arrival,ready,length,deadline\na,0,1,2,3\na,0,1,2,3\n", "in.csv:3: duplicate id `a`"),
+            ("id,arrival,ready,length\na,0,1,2\n", "in.csv:1: missing column `deadline`"),
+            ("id,arrival,ready,length,deadline,x\n", "in.csv:1: unexpected column `x`"),
+            ("id,arrival,ready,length,deadline\na,0,1,2\n", "in.csv:2: expected 5 fields, found 4"),
+            ("id,arrival,ready,length,deadline\na,NaN,1,2,3\n", "in.csv:2: request `a`: arrival must be a finite"),
+            ("id,arrival,ready,length,deadline\n,0,1,2,3\n", "in.csv:2: empty id"),
+        ];
+        for (text, want) in cases {
+            let err = read(text).unwrap_err();
+            assert!(err.starts_with(want), "got `{err}`, want prefix `{want}`");
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let (_, reqs) = read("id,arrival,ready,length,deadline\n0,0,1,2,3\n1,0.25,7.5,1.125,9\n").unwrap();
+        let mut buf = Vec::new();
+        write_requests(&mut buf, &reqs).unwrap();
+        let (_, again) = read(std::str::from_utf8(&buf).unwrap()).unwrap();
+        assert_eq!(reqs, again);
+    }
+}
