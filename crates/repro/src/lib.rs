@@ -1,3 +1,4 @@
 //! gridsched's reproduction harness: the experiment registry, sweeps, claims, plots and report.
 
+pub mod plot;
 pub mod table;
