@@ -29,6 +29,7 @@ mod index;
 mod linear;
 mod period;
 mod strip;
+pub mod tree;
 
 pub use index::{ExpiryMode, IdlePeriodIndex, Rule, StripOrder};
 pub use linear::LinearIndex;
