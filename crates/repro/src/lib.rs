@@ -1,4 +1,5 @@
 //! gridsched's reproduction harness: the experiment registry, sweeps, claims, plots and report.
 
+pub mod claims;
 pub mod plot;
 pub mod table;
