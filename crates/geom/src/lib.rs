@@ -29,9 +29,11 @@ mod index;
 mod linear;
 mod period;
 mod strip;
+mod strips;
 pub mod tree;
 
 pub use index::{ExpiryMode, IdlePeriodIndex, Rule, StripOrder};
 pub use linear::LinearIndex;
 pub use period::{IdlePeriod, Time, Window, WindowError, TIME_TOLERANCE};
 pub use strip::{StripGeometry, StripId};
+pub use strips::{EndStripIndex, StartStripIndex, TreeConfig, TreeIndex};

@@ -1,0 +1,238 @@
+//! Tree keys (orderings of idle periods), subtree summaries and the shared comparators.
+//!
+//! The comparators repeat those of `linear.rs` exactly (same `total_cmp` calls, same
+//! tie-breaks), so that a tree and the linear scan agree bit for bit.
+
+use std::cmp::Ordering;
+
+use crate::period::{IdlePeriod, Time};
+use crate::strip::StripId;
+use crate::tree::Summary;
+
+/// `a` longer than `b`; ties by earlier start, then lower server (as `linear::longer`).
+#[inline]
+pub(crate) fn longer(a: &IdlePeriod, b: &IdlePeriod) -> bool {
+    match a.len().total_cmp(&b.len()) {
+        Ordering::Greater => true,
+        Ordering::Less => false,
+        Ordering::Equal => a.cmp_start(b) == Ordering::Less,
+    }
+}
+
+/// `a` shorter than `b`; ties by earlier start, then lower server (the Best-fit order).
+#[inline]
+pub(crate) fn shorter(a: &IdlePeriod, b: &IdlePeriod) -> bool {
+    by_len(a, b) == Ordering::Less
+}
+
+/// The Best-fit order: length, then start, then server.
+#[inline]
+pub(crate) fn by_len(a: &IdlePeriod, b: &IdlePeriod) -> Ordering {
+    a.len().total_cmp(&b.len()).then_with(|| a.cmp_start(b))
+}
+
+/// The order of the vertical (end) strips' trees: end ascending, then start *descending*,
+/// then server ascending — exactly the preference order of
+/// [`Rule::EarliestEndAfterDeadline`](crate::Rule::EarliestEndAfterDeadline).
+#[inline]
+pub(crate) fn by_end(a: &IdlePeriod, b: &IdlePeriod) -> Ordering {
+    a.end
+        .total_cmp(&b.end)
+        .then_with(|| b.start.total_cmp(&a.start))
+        .then_with(|| a.server.cmp(&b.server))
+}
+
+/// Better of two optional candidates under a strict "better" relation.
+#[inline]
+pub(crate) fn pick(
+    best: Option<IdlePeriod>,
+    cand: Option<IdlePeriod>,
+    better: impl Fn(&IdlePeriod, &IdlePeriod) -> bool,
+) -> Option<IdlePeriod> {
+    match (best, cand) {
+        (Some(b), Some(c)) => Some(if better(&c, &b) { c } else { b }),
+        (b, None) => b,
+        (None, c) => c,
+    }
+}
+
+macro_rules! ordered_key {
+    ($(#[$m:meta])* $name:ident, $cmp:expr) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy)]
+        pub(crate) struct $name(pub IdlePeriod);
+
+        impl PartialEq for $name {
+            fn eq(&self, other: &Self) -> bool {
+                self.cmp(other) == Ordering::Equal
+            }
+        }
+        impl Eq for $name {}
+        impl PartialOrd for $name {
+            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for $name {
+            fn cmp(&self, other: &Self) -> Ordering {
+                let f: fn(&IdlePeriod, &IdlePeriod) -> Ordering = $cmp;
+                f(&self.0, &other.0)
+            }
+        }
+    };
+}
+
+ordered_key!(
+    /// A period ordered by (start, server): the thesis's per-strip trees.
+    ByStart,
+    IdlePeriod::cmp_start
+);
+ordered_key!(
+    /// A period ordered by (end, start descending, server): the vertical strips' trees.
+    ByEnd,
+    by_end
+);
+ordered_key!(
+    /// A period ordered by (length, start, server): Best-fit's secondary `t^l`.
+    ByLen,
+    by_len
+);
+
+#[inline]
+fn max_t(a: Time, b: Time) -> Time {
+    if b > a { b } else { a }
+}
+
+#[inline]
+fn min_t(a: Time, b: Time) -> Time {
+    if b < a { b } else { a }
+}
+
+/// Summary of a start-ordered subtree: latest end (the thesis's max-end pointer), earliest
+/// end (for expiry) and the longest period (the max-length pointer; ties as [`longer`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct StartSum {
+    pub max_end: Time,
+    pub min_end: Time,
+    pub longest: IdlePeriod,
+}
+
+impl Summary<ByStart> for StartSum {
+    #[inline]
+    fn of(k: &ByStart) -> Self {
+        StartSum {
+            max_end: k.0.end,
+            min_end: k.0.end,
+            longest: k.0,
+        }
+    }
+    #[inline]
+    fn combine(a: &Self, b: &Self) -> Self {
+        StartSum {
+            max_end: max_t(a.max_end, b.max_end),
+            min_end: min_t(a.min_end, b.min_end),
+            longest: if longer(&b.longest, &a.longest) {
+                b.longest
+            } else {
+                a.longest
+            },
+        }
+    }
+}
+
+/// Summary of an end-ordered subtree: earliest start and the longest period.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct EndSum {
+    pub min_start: Time,
+    pub longest: IdlePeriod,
+}
+
+impl Summary<ByEnd> for EndSum {
+    #[inline]
+    fn of(k: &ByEnd) -> Self {
+        EndSum {
+            min_start: k.0.start,
+            longest: k.0,
+        }
+    }
+    #[inline]
+    fn combine(a: &Self, b: &Self) -> Self {
+        EndSum {
+            min_start: min_t(a.min_start, b.min_start),
+            longest: if longer(&b.longest, &a.longest) {
+                b.longest
+            } else {
+                a.longest
+            },
+        }
+    }
+}
+
+/// The shortest period of a subtree (Best-fit order): the min-length pointer of `t^e`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Shortest(pub IdlePeriod);
+
+impl Summary<ByEnd> for Shortest {
+    #[inline]
+    fn of(k: &ByEnd) -> Self {
+        Shortest(k.0)
+    }
+    #[inline]
+    fn combine(a: &Self, b: &Self) -> Self {
+        if shorter(&b.0, &a.0) { *b } else { *a }
+    }
+}
+
+/// How much of a tree covering strips `[a, b]` satisfies a bound on its key time `t`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cover {
+    /// Every key satisfies it: no predicate needed, subtree summaries apply at the root.
+    All,
+    /// Some keys may: test the predicate while descending.
+    Part,
+    /// No key does: skip the tree.
+    Nothing,
+}
+
+impl Cover {
+    /// Keys with `t >= x` (or `t > x`), `sx = strip_of(x)`. Since `strip_of` is monotone,
+    /// `strip_of(t) > sx` implies `t > x` and `strip_of(t) < sx` implies `t < x`.
+    #[inline]
+    pub(crate) fn at_least(a: StripId, b: StripId, sx: StripId) -> Cover {
+        if a > sx {
+            Cover::All
+        } else if b < sx {
+            Cover::Nothing
+        } else {
+            Cover::Part
+        }
+    }
+
+    /// Keys with `t < x` (or `t <= x`), `sx = strip_of(x)`.
+    #[inline]
+    pub(crate) fn at_most(a: StripId, b: StripId, sx: StripId) -> Cover {
+        if b < sx {
+            Cover::All
+        } else if a > sx {
+            Cover::Nothing
+        } else {
+            Cover::Part
+        }
+    }
+
+    /// Both bounds at once.
+    #[inline]
+    pub(crate) fn and(self, other: Cover) -> Cover {
+        match (self, other) {
+            (Cover::Nothing, _) | (_, Cover::Nothing) => Cover::Nothing,
+            (Cover::All, Cover::All) => Cover::All,
+            _ => Cover::Part,
+        }
+    }
+}
+
+/// `Some(pred)` when the cover is partial, `None` when it is total (callers skip `Nothing`).
+#[inline]
+pub(crate) fn bound<K>(cover: Cover, pred: &dyn Fn(&K) -> bool) -> Option<&dyn Fn(&K) -> bool> {
+    (cover == Cover::Part).then_some(pred)
+}

@@ -1,0 +1,83 @@
+//! Castillo's strip-partitioned tree indexes (`O(log n)` per strip), identical in every
+//! answer to [`LinearIndex`](crate::LinearIndex).
+//!
+//! - [`StartStripIndex`]: horizontal strips by start time, the T0 pool, Min-LIP, First-fit,
+//!   Max-LIP and (optionally) Best-fit's 2-D trees.
+//! - [`EndStripIndex`]: vertical strips by end time plus the tails' strip, Min-TIP / Max-TIP.
+//! - [`TreeIndex`]: the facade a scheduler builds for the rules of its strategy.
+//!
+//! All three share a [`TreeConfig`] (strip geometry, expiry mode, look-ahead `L`).
+//!
+//! **Why the answers are identical.** Each rule is a pure function of the live set with a
+//! total tie-break order. The trees store the very same `IdlePeriod` values, compare them only
+//! against the `Window`'s precomputed thresholds with the same operators as `LinearIndex`, and
+//! use the same `total_cmp` orders; a subtree is skipped only when its summary (latest end,
+//! longest period, ...) proves that none of its periods is a candidate, and strips are grouped
+//! with the same `StripGeometry::strip_of`. Strip boundaries are never compared as numbers
+//! against stored keys: the monotonicity of `strip_of` decides which trees are wholly inside a
+//! bound, and the exact predicate is tested in the (at most two) boundary trees.
+
+mod best_fit;
+mod end_index;
+mod facade;
+mod keys;
+mod ring;
+mod scan;
+mod start_index;
+
+pub use end_index::EndStripIndex;
+pub use facade::TreeIndex;
+pub use start_index::StartStripIndex;
+
+use crate::index::ExpiryMode;
+use crate::period::Time;
+use crate::strip::StripGeometry;
+
+/// Construction parameters of the tree indexes.
+///
+/// ```
+/// use gridsched_geom::{ExpiryMode, StripGeometry, TreeConfig};
+///
+/// // Castillo ch. 3: l_min = 1, M = 1 (w = 2), look-ahead L = 200: 102 ring slots.
+/// let config = TreeConfig::new(StripGeometry::for_min_length(1.0, 1), 200.0)
+///     .with_expiry(ExpiryMode::Pool);
+/// assert_eq!(config.ring_slots(), 102);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TreeConfig {
+    /// Strip partition (`StripGeometry::for_min_length(l_min, M)` for the thesis's strips).
+    pub geometry: StripGeometry,
+    /// What happens to live periods whose start strip falls into the past.
+    pub expiry: ExpiryMode,
+    /// Look-ahead `L`: the contract is that every stored start and every finite end lies
+    /// before `now + L` (true when deadlines are at most `L` after arrival).
+    pub look_ahead: Time,
+}
+
+impl TreeConfig {
+    /// Parameters with the default expiry mode ([`ExpiryMode::Pool`]). Panics if `look_ahead`
+    /// is negative or not finite.
+    pub fn new(geometry: StripGeometry, look_ahead: Time) -> Self {
+        assert!(
+            look_ahead.is_finite() && look_ahead >= 0.0,
+            "look-ahead must be finite and non-negative, got {look_ahead}"
+        );
+        TreeConfig {
+            geometry,
+            expiry: ExpiryMode::default(),
+            look_ahead,
+        }
+    }
+
+    /// The same parameters with another expiry mode.
+    pub fn with_expiry(mut self, expiry: ExpiryMode) -> Self {
+        self.expiry = expiry;
+        self
+    }
+
+    /// Ring slots: `ceil(L / w) + 2` (spec §2.3), enough for the strips of
+    /// `[floor(now / w) w, now + L]`.
+    pub fn ring_slots(&self) -> usize {
+        (self.look_ahead / self.geometry.width()).ceil() as usize + 2
+    }
+}

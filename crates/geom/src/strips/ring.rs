@@ -1,0 +1,177 @@
+//! The circular queue of per-strip trees (Castillo §3.2.1: "a circular queue to record the tree
+//! indices, and modulo-H arithmetic").
+
+use crate::strip::StripId;
+
+/// Hard limit on the number of slots a ring may grow to (a safety net against a look-ahead
+/// that is wildly too small or a period far in the future: each slot costs a few bytes).
+const MAX_SLOTS: usize = 1 << 22;
+
+/// Slots for the strips `[base, base + len)`; slot of strip `g` = `(head + g - base) mod len`.
+/// Rotation by one strip is `O(1)`: the oldest slot is taken out and reused for the new last
+/// strip.
+#[derive(Debug, Clone)]
+pub(crate) struct Ring<T> {
+    slots: Vec<T>,
+    head: usize,
+    base: StripId,
+}
+
+impl<T: Default + Clone> Ring<T> {
+    /// `len` empty slots starting at strip `base`.
+    pub(crate) fn new(len: usize, base: StripId) -> Self {
+        Ring {
+            slots: vec![T::default(); len.max(1)],
+            head: 0,
+            base,
+        }
+    }
+
+    /// First strip of the ring.
+    pub(crate) fn base(&self) -> StripId {
+        self.base
+    }
+
+    /// Number of slots.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// One past the last strip of the ring.
+    pub(crate) fn end(&self) -> StripId {
+        self.base + self.slots.len() as StripId
+    }
+
+    /// Moves an empty ring to start at `base` (used once, when the index is anchored).
+    pub(crate) fn rebase_empty(&mut self, base: StripId) {
+        self.base = base;
+        self.head = 0;
+    }
+
+    #[inline]
+    fn index(&self, g: StripId) -> usize {
+        debug_assert!(g >= self.base && g < self.end());
+        (self.head + (g - self.base) as usize) % self.slots.len()
+    }
+
+    /// The slot of strip `g`, if `g` is in the ring.
+    #[inline]
+    pub(crate) fn get(&self, g: StripId) -> Option<&T> {
+        (g >= self.base && g < self.end()).then(|| &self.slots[self.index(g)])
+    }
+
+    /// Mutable slot of strip `g`, growing the ring if `g` lies beyond its end.
+    ///
+    /// Panics if `g < base` (callers route past strips to their pool) or if the ring would
+    /// have to grow beyond `MAX_SLOTS` slots.
+    pub(crate) fn get_or_grow(&mut self, g: StripId) -> &mut T {
+        assert!(
+            g >= self.base,
+            "strip {g} is before the ring base {}",
+            self.base
+        );
+        if g >= self.end() {
+            self.grow((g - self.base) as usize + 1);
+        }
+        let i = self.index(g);
+        &mut self.slots[i]
+    }
+
+    /// Mutable slot of strip `g` if it is in the ring.
+    pub(crate) fn get_mut(&mut self, g: StripId) -> Option<&mut T> {
+        if g >= self.base && g < self.end() {
+            let i = self.index(g);
+            Some(&mut self.slots[i])
+        } else {
+            None
+        }
+    }
+
+    /// Grows (by doubling) to at least `need` slots, keeping every strip in its place. `O(len)`.
+    fn grow(&mut self, need: usize) {
+        let mut len = self.slots.len();
+        while len < need {
+            len *= 2;
+        }
+        assert!(
+            len <= MAX_SLOTS,
+            "an idle period lies {need} strips after the current one: the index's look-ahead \
+             (ring of {} slots) is far too small for this schedule",
+            self.slots.len()
+        );
+        let mut slots = Vec::with_capacity(len);
+        for i in 0..self.slots.len() {
+            let j = (self.head + i) % self.slots.len();
+            slots.push(std::mem::take(&mut self.slots[j]));
+        }
+        slots.resize(len, T::default());
+        self.slots = slots;
+        self.head = 0;
+    }
+
+    /// Rotates until `base >= new_base`, returning the non-default slots taken out with their
+    /// strip ids. `O(min(new_base - base, len))`.
+    pub(crate) fn advance_to(
+        &mut self,
+        new_base: StripId,
+        is_empty: impl Fn(&T) -> bool,
+    ) -> Vec<(StripId, T)> {
+        let mut out = Vec::new();
+        let mut steps = 0;
+        while self.base < new_base && steps < self.slots.len() {
+            let slot = std::mem::take(&mut self.slots[self.head]);
+            if !is_empty(&slot) {
+                out.push((self.base, slot));
+            }
+            self.head = (self.head + 1) % self.slots.len();
+            self.base += 1;
+            steps += 1;
+        }
+        // Every slot has been emptied: jump.
+        if self.base < new_base {
+            self.base = new_base;
+        }
+        out
+    }
+
+    /// All slots with their strips, in strip order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (StripId, &T)> + '_ {
+        (0..self.slots.len()).map(move |i| {
+            (
+                self.base + i as StripId,
+                &self.slots[(self.head + i) % self.slots.len()],
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotation_and_growth_keep_strips() {
+        let mut r: Ring<u32> = Ring::new(3, 10);
+        *r.get_or_grow(10) = 1;
+        *r.get_or_grow(12) = 3;
+        assert_eq!(r.advance_to(11, |x| *x == 0), vec![(10, 1)]);
+        assert_eq!(r.base(), 11);
+        assert_eq!(r.end(), 14);
+        *r.get_or_grow(13) = 4;
+        *r.get_or_grow(16) = 7; // grows to 6 slots
+        assert_eq!(r.len(), 6);
+        let got: Vec<(StripId, u32)> = r.iter().map(|(g, x)| (g, *x)).collect();
+        assert_eq!(
+            got,
+            vec![(11, 0), (12, 3), (13, 4), (14, 0), (15, 0), (16, 7)]
+        );
+        assert_eq!(
+            r.advance_to(100, |x| *x == 0),
+            vec![(12, 3), (13, 4), (16, 7)]
+        );
+        assert_eq!(r.base(), 100);
+        assert!(r.iter().all(|(_, x)| *x == 0));
+        assert_eq!(r.get(99), None);
+        assert_eq!(r.get(105), Some(&0));
+    }
+}

@@ -1,0 +1,667 @@
+//! Horizontal strips: one (start, server)-ordered augmented AVL tree per strip of start times.
+
+use std::cell::Cell;
+
+use crate::index::{ExpiryMode, IdlePeriodIndex, Rule};
+use crate::period::{IdlePeriod, Time, Window};
+use crate::strip::{StripGeometry, StripId};
+use crate::tree::{Forest, NIL, NodeId};
+
+use super::TreeConfig;
+use super::best_fit::{BestFitForest, BfRoot};
+use super::keys::{ByStart, Cover, StartSum, bound, pick, shorter};
+use super::ring::Ring;
+use super::scan::scan_select;
+
+/// The trees of one strip (or of the T0 pool).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// The thesis's per-strip tree: (start, server) order, max-end / min-end / max-length
+    /// augmentation.
+    avl: NodeId,
+    /// Best-fit's 2-D tree over the same periods (empty unless Best-fit is enabled).
+    bf: BfRoot,
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Slot {
+            avl: NIL,
+            bf: BfRoot::default(),
+        }
+    }
+}
+
+impl Slot {
+    fn is_empty(&self) -> bool {
+        self.avl == NIL
+    }
+}
+
+type StartForest = Forest<ByStart, StartSum>;
+
+fn slot_insert(
+    forest: &mut StartForest,
+    best_fit: &mut Option<BestFitForest>,
+    slot: &mut Slot,
+    p: IdlePeriod,
+) -> bool {
+    if !forest.insert(&mut slot.avl, ByStart(p)) {
+        return false;
+    }
+    if let Some(bf) = best_fit {
+        bf.insert(&mut slot.bf, p);
+    }
+    true
+}
+
+fn slot_remove(
+    forest: &mut StartForest,
+    best_fit: &mut Option<BestFitForest>,
+    slot: &mut Slot,
+    probe: &IdlePeriod,
+) -> Option<IdlePeriod> {
+    let got = forest.remove(&mut slot.avl, &ByStart(*probe))?.0;
+    if let Some(bf) = best_fit {
+        let found = bf.remove(&mut slot.bf, &got);
+        debug_assert!(found, "best-fit tree out of sync for {got}");
+    }
+    Some(got)
+}
+
+/// The thesis's horizontal-strip index (Castillo §3.2.1, §3.3; spec §2.3, §2.5, §2.7, §2.8):
+/// idle periods grouped by the strip of their **start** time, one augmented AVL tree per strip
+/// in a ring of `ceil(L / w) + 2` slots, plus the T0 pool of live periods whose start strip has
+/// rotated into the past.
+///
+/// Every tree is ordered by (start, server), which is the median-start navigation of the
+/// thesis's leaf-oriented trees, and each node summarises its subtree by the latest end (the
+/// max-end pointer), the earliest end (for expiry) and the longest period (the max-length
+/// pointer, ties as in [`Rule`]).
+///
+/// # Rules and costs
+/// With `V_s <= M n` periods in a strip, `k` = number of strips between the ready time's
+/// strip and that of `d - l`, `m` = number of live strips before the ready time's strip:
+///
+/// | rule | cost |
+/// |---|---|
+/// | [`Rule::EarliestFeasible`] (first-fit) | `O(m + k + log V_s)`: `O(1)` skip per strip, one descent in the first strip with a fit, `O(log V_s)` in the two boundary strips |
+/// | [`Rule::LongestInFirstStartStrip`] (Min-LIP step 1) | `O(k + log V_s)`: root max-length test in interior strips, range fold in the boundary strips (A8) |
+/// | [`Rule::EarliestStartFromReady`] | `O(k + log V_s)` |
+/// | [`Rule::LatestStartBeforeReady`] (Min-LIP step 2) | `O(m + log V_s)`: root max-end test per strip, from the ready strip down, then T0 |
+/// | [`Rule::EarliestStartBeforeReady`] (Max-LIP) | `O(m + log V_s)` |
+/// | [`Rule::ShortestFeasible`] (Best-fit), built [`with_best_fit`](Self::with_best_fit) | `O((m + k) log V_s + log² V_s)` (see the Best-fit structure below) |
+/// | end-strip rules (Min-TIP, Max-TIP), or Best-fit without its structure | `O(V)` scan (documented fallback, identical to [`LinearIndex`](crate::LinearIndex)) |
+///
+/// The T0 pool is searched like one more tree (`O(log n)`, `<= n` periods) in front of the
+/// strips. Updates cost `O(log V_s)` (`O(log² V_s)` amortized with Best-fit).
+///
+/// # Best-fit structure
+/// Built only by [`StartStripIndex::with_best_fit`]: per strip, a dynamic range tree whose
+/// primary is ordered by (start, server) and whose nodes own two secondary trees over their
+/// subtree, one ordered by end with min-length summaries (`t^e`, for R1: "shortest period
+/// ending at or after `r + l`") and one ordered by length (`t^l`, for R2: "shortest period of
+/// length at least `l`"). This is the thesis's 2-D structure; its primary is a scapegoat tree
+/// (partial rebuilding) rather than a red-black tree, because rotations would force rebuilding
+/// secondaries of arbitrary size while partial rebuilding amortizes them: `O(log V_s)` per
+/// interior strip, `O(log² V_s)` per boundary strip, `O(log² V_s)` amortized per update,
+/// `O(V log V_s)` memory. Subtrees below 16 periods keep no secondaries and are scanned.
+///
+/// # Clock, ring and horizon
+/// The ring is anchored at the strip of the first inserted start (or of the first `advance`)
+/// and rotated by [`advance`](IdlePeriodIndex::advance) in `O(1)` per strip. Periods of a
+/// rotated strip that are still alive move into the T0 pool (`O(log n)` each, at most once per
+/// period; [`ExpiryMode::Pool`] keeps their start, [`ExpiryMode::Clip`] moves every start before
+/// the current strip to `now` on each strip change, exactly as
+/// [`LinearIndex`](crate::LinearIndex)). A period starting beyond the ring's last strip (which
+/// the contract `start <= now + L` excludes) makes the ring grow by doubling (`O(slots)`);
+/// it panics only past `2^22` slots.
+///
+/// ```
+/// use gridsched_geom::{
+///     IdlePeriod, IdlePeriodIndex, Rule, StartStripIndex, StripGeometry, TreeConfig, Window,
+/// };
+///
+/// let config = TreeConfig::new(StripGeometry::for_min_length(1.0, 1), 200.0);
+/// let mut index = StartStripIndex::with_best_fit(config);
+/// index.insert(IdlePeriod::new(5.0, 9.5, 0));
+/// index.insert(IdlePeriod::new(6.2, 8.5, 1));
+/// index.insert(IdlePeriod::new(7.5, 9.4, 2));
+/// index.advance(0.0);
+/// let job = Window::new(6.5, 1.5, 12.0).unwrap();
+/// assert_eq!(index.select(Rule::EarliestFeasible, &job), Some(IdlePeriod::new(5.0, 9.5, 0)));
+/// assert_eq!(index.select(Rule::ShortestFeasible, &job), Some(IdlePeriod::new(7.5, 9.4, 2)));
+/// // Min-LIP: step 1 finds Z in the ready time's strip (not V, which starts before r).
+/// assert_eq!(
+///     index.select(Rule::LongestInFirstStartStrip, &job),
+///     Some(IdlePeriod::new(7.5, 9.4, 2))
+/// );
+/// ```
+#[derive(Debug, Clone)]
+pub struct StartStripIndex {
+    config: TreeConfig,
+    forest: StartForest,
+    best_fit: Option<BestFitForest>,
+    pool: Slot,
+    ring: Ring<Slot>,
+    anchored: bool,
+    /// Strip of the clock at the last `advance` (as `LinearIndex`, for clipping).
+    clock_strip: Option<StripId>,
+    len: usize,
+    /// Strips examined and fallback periods scanned.
+    steps: Cell<u64>,
+}
+
+impl StartStripIndex {
+    /// An empty index without the Best-fit structure (Best-fit then falls back to a scan).
+    pub fn new(config: TreeConfig) -> Self {
+        StartStripIndex {
+            ring: Ring::new(config.ring_slots(), 0),
+            config,
+            forest: Forest::new(),
+            best_fit: None,
+            pool: Slot::default(),
+            anchored: false,
+            clock_strip: None,
+            len: 0,
+            steps: Cell::new(0),
+        }
+    }
+
+    /// An empty index that also maintains Best-fit's 2-D trees.
+    pub fn with_best_fit(config: TreeConfig) -> Self {
+        StartStripIndex {
+            best_fit: Some(BestFitForest::default()),
+            ..Self::new(config)
+        }
+    }
+
+    /// Whether this index type answers `rule` from its trees (given the Best-fit structure for
+    /// [`Rule::ShortestFeasible`]). Every other rule is still answered, by an `O(V)` scan.
+    pub fn supports(rule: Rule) -> bool {
+        matches!(
+            rule,
+            Rule::EarliestFeasible
+                | Rule::ShortestFeasible
+                | Rule::LongestInFirstStartStrip
+                | Rule::EarliestStartFromReady
+                | Rule::LatestStartBeforeReady { .. }
+                | Rule::EarliestStartBeforeReady
+        )
+    }
+
+    /// Whether *this* index answers `rule` from its trees (i.e. [`Self::supports`], and the
+    /// Best-fit structure exists if `rule` is Best-fit).
+    pub fn indexes(&self, rule: Rule) -> bool {
+        Self::supports(rule) && (rule != Rule::ShortestFeasible || self.best_fit.is_some())
+    }
+
+    /// The construction parameters.
+    pub fn config(&self) -> &TreeConfig {
+        &self.config
+    }
+
+    /// Number of ring slots (grows only if the horizon contract is violated).
+    pub fn ring_slots(&self) -> usize {
+        self.ring.len()
+    }
+
+    fn geometry(&self) -> StripGeometry {
+        self.config.geometry
+    }
+
+    #[inline]
+    fn step(&self) {
+        self.steps.set(self.steps.get() + 1);
+    }
+
+    fn anchor(&mut self, g: StripId) {
+        if !self.anchored {
+            self.ring.rebase_empty(g);
+            self.anchored = true;
+        }
+    }
+
+    /// Inserts into the pool or the ring slot of the period's start strip.
+    fn place(&mut self, p: IdlePeriod) -> bool {
+        let g = self.geometry().strip_of(p.start);
+        self.anchor(g);
+        let slot = if g < self.ring.base() {
+            &mut self.pool
+        } else {
+            self.ring.get_or_grow(g)
+        };
+        slot_insert(&mut self.forest, &mut self.best_fit, slot, p)
+    }
+
+    /// Removes the live period with `probe`'s (start, server) and returns it as stored.
+    pub fn take(&mut self, probe: &IdlePeriod) -> Option<IdlePeriod> {
+        if !self.anchored {
+            return None;
+        }
+        let g = self.geometry().strip_of(probe.start);
+        let slot = if g < self.ring.base() {
+            &mut self.pool
+        } else {
+            self.ring.get_mut(g)?
+        };
+        let got = slot_remove(&mut self.forest, &mut self.best_fit, slot, probe)?;
+        self.len -= 1;
+        Some(got)
+    }
+
+    /// Removes every period of `slot` with `end <= now` (`O(log n)` each, found through the
+    /// min-end summaries).
+    fn expire(&mut self, which: Option<StripId>, now: Time) {
+        loop {
+            let slot = match which {
+                None => &mut self.pool,
+                Some(g) => match self.ring.get_mut(g) {
+                    Some(s) => s,
+                    None => return,
+                },
+            };
+            let dead = self
+                .forest
+                .find_first(slot.avl, None, None, &|s| s.min_end <= now, &|k| {
+                    k.0.end <= now
+                })
+                .map(|id| self.forest.key(id).0);
+            let Some(dead) = dead else { return };
+            slot_remove(&mut self.forest, &mut self.best_fit, slot, &dead);
+            self.len -= 1;
+        }
+    }
+
+    /// Takes out every period of `slot` starting before `boundary` (a prefix of its order).
+    fn take_before(&mut self, which: Option<StripId>, boundary: Time, out: &mut Vec<IdlePeriod>) {
+        loop {
+            let slot = match which {
+                None => &mut self.pool,
+                Some(g) => match self.ring.get_mut(g) {
+                    Some(s) => s,
+                    None => return,
+                },
+            };
+            match self.forest.first(slot.avl).map(|k| k.0) {
+                Some(p) if p.start < boundary => {
+                    slot_remove(&mut self.forest, &mut self.best_fit, slot, &p);
+                    out.push(p);
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// The trees that may hold strips `<= last`, in ascending strip order, as
+    /// (root, slot, first strip, last strip); the pool covers `(-inf, base - 1]`.
+    fn ascending(
+        &self,
+        first: StripId,
+        last: StripId,
+    ) -> impl Iterator<Item = (&Slot, StripId, StripId)> + '_ {
+        let base = self.ring.base();
+        let pool =
+            (!self.pool.is_empty() && first < base).then_some((&self.pool, StripId::MIN, base - 1));
+        let lo = first.max(base);
+        let hi = last.min(self.ring.end() - 1);
+        pool.into_iter().chain((lo..=hi).filter_map(move |g| {
+            self.step();
+            self.ring
+                .get(g)
+                .filter(|s| !s.is_empty())
+                .map(|s| (s, g, g))
+        }))
+    }
+
+    /// As [`Self::ascending`], in descending order (the pool last).
+    fn descending(
+        &self,
+        first: StripId,
+        last: StripId,
+    ) -> impl Iterator<Item = (&Slot, StripId, StripId)> + '_ {
+        let base = self.ring.base();
+        let pool =
+            (!self.pool.is_empty() && first < base).then_some((&self.pool, StripId::MIN, base - 1));
+        let lo = first.max(base);
+        let hi = last.min(self.ring.end() - 1);
+        (lo..=hi)
+            .rev()
+            .filter_map(move |g| {
+                self.step();
+                self.ring
+                    .get(g)
+                    .filter(|s| !s.is_empty())
+                    .map(|s| (s, g, g))
+            })
+            .chain(pool)
+    }
+
+    fn key(&self, id: NodeId) -> IdlePeriod {
+        self.forest.key(id).0
+    }
+
+    fn earliest_feasible(&self, w: &Window) -> Option<IdlePeriod> {
+        let geo = self.geometry();
+        let (p, p2) = (geo.strip_of(w.ready), geo.strip_of(w.latest_start));
+        let r1_hi = |k: &ByStart| k.0.start < w.ready;
+        let r1_sub = |s: &StartSum| s.max_end >= w.earliest_end;
+        let r1_pred = |k: &ByStart| k.0.end >= w.earliest_end;
+        let r2_lo = |k: &ByStart| k.0.start >= w.ready;
+        let r2_hi = |k: &ByStart| k.0.start <= w.latest_start;
+        let r2_sub = |s: &StartSum| s.longest.len() >= w.min_len;
+        let r2_pred = |k: &ByStart| k.0.len() >= w.min_len;
+        for (slot, a, b) in self.ascending(StripId::MIN, p.max(p2)) {
+            let c1 = Cover::at_most(a, b, p);
+            if c1 != Cover::Nothing {
+                let hit =
+                    self.forest
+                        .find_first(slot.avl, None, bound(c1, &r1_hi), &r1_sub, &r1_pred);
+                if let Some(id) = hit {
+                    return Some(self.key(id));
+                }
+            }
+            let (lo, hi) = (Cover::at_least(a, b, p), Cover::at_most(a, b, p2));
+            if lo.and(hi) != Cover::Nothing {
+                let hit = self.forest.find_first(
+                    slot.avl,
+                    bound(lo, &r2_lo),
+                    bound(hi, &r2_hi),
+                    &r2_sub,
+                    &r2_pred,
+                );
+                if let Some(id) = hit {
+                    return Some(self.key(id));
+                }
+            }
+        }
+        None
+    }
+
+    fn earliest_start_from_ready(&self, w: &Window) -> Option<IdlePeriod> {
+        let geo = self.geometry();
+        let (p, p2) = (geo.strip_of(w.ready), geo.strip_of(w.latest_start));
+        let r2_lo = |k: &ByStart| k.0.start >= w.ready;
+        let r2_hi = |k: &ByStart| k.0.start <= w.latest_start;
+        let r2_sub = |s: &StartSum| s.longest.len() >= w.min_len;
+        let r2_pred = |k: &ByStart| k.0.len() >= w.min_len;
+        for (slot, a, b) in self.ascending(p, p2) {
+            let (lo, hi) = (Cover::at_least(a, b, p), Cover::at_most(a, b, p2));
+            if lo.and(hi) == Cover::Nothing {
+                continue;
+            }
+            let hit = self.forest.find_first(
+                slot.avl,
+                bound(lo, &r2_lo),
+                bound(hi, &r2_hi),
+                &r2_sub,
+                &r2_pred,
+            );
+            if let Some(id) = hit {
+                return Some(self.key(id));
+            }
+        }
+        None
+    }
+
+    fn longest_in_first_start_strip(&self, w: &Window) -> Option<IdlePeriod> {
+        let geo = self.geometry();
+        let (p, p2) = (geo.strip_of(w.ready), geo.strip_of(w.latest_start));
+        let r2_lo = |k: &ByStart| k.0.start >= w.ready;
+        let r2_hi = |k: &ByStart| k.0.start <= w.latest_start;
+        let r2_sub = |s: &StartSum| s.longest.len() >= w.min_len;
+        let r2_pred = |k: &ByStart| k.0.len() >= w.min_len;
+        for (slot, a, b) in self.ascending(p, p2) {
+            let (lo, hi) = (Cover::at_least(a, b, p), Cover::at_most(a, b, p2));
+            if lo.and(hi) == Cover::Nothing {
+                continue;
+            }
+            if a != b {
+                // The pool spans many strips: find the first strip with a candidate, then the
+                // longest period inside it.
+                let first = self.forest.find_first(
+                    slot.avl,
+                    bound(lo, &r2_lo),
+                    bound(hi, &r2_hi),
+                    &r2_sub,
+                    &r2_pred,
+                );
+                let Some(first) = first else { continue };
+                let g = geo.strip_of(self.key(first).start);
+                let in_lo = |k: &ByStart| r2_lo(k) && geo.strip_of(k.0.start) >= g;
+                let in_hi = |k: &ByStart| r2_hi(k) && geo.strip_of(k.0.start) <= g;
+                return self
+                    .forest
+                    .fold(slot.avl, Some(&in_lo), Some(&in_hi))
+                    .map(|s| s.longest);
+            }
+            let folded = self
+                .forest
+                .fold(slot.avl, bound(lo, &r2_lo), bound(hi, &r2_hi));
+            if let Some(s) = folded.filter(|s| s.longest.len() >= w.min_len) {
+                return Some(s.longest);
+            }
+        }
+        None
+    }
+
+    fn latest_start_before_ready(&self, w: &Window, skip_ready_strip: bool) -> Option<IdlePeriod> {
+        let geo = self.geometry();
+        let p = geo.strip_of(w.ready);
+        let limit = if skip_ready_strip {
+            geo.strip_start(p)
+        } else {
+            w.ready
+        };
+        let pl = geo.strip_of(limit);
+        let hi = |k: &ByStart| k.0.start < w.ready && k.0.start < limit;
+        let sub = |s: &StartSum| s.max_end >= w.earliest_end;
+        let pred = |k: &ByStart| k.0.end >= w.earliest_end;
+        for (slot, a, b) in self.descending(StripId::MIN, p.max(pl)) {
+            let c = Cover::at_most(a, b, p).and(Cover::at_most(a, b, pl));
+            if c == Cover::Nothing {
+                continue;
+            }
+            let Some(last) = self
+                .forest
+                .find_last(slot.avl, None, bound(c, &hi), &sub, &pred)
+            else {
+                continue;
+            };
+            // Ties on the latest start go to the lowest server: the first candidate with it.
+            let start = self.key(last).start;
+            let lo = |k: &ByStart| k.0.start.total_cmp(&start).is_ge();
+            let first = self
+                .forest
+                .find_first(slot.avl, Some(&lo), bound(c, &hi), &sub, &pred);
+            return first.map(|id| self.key(id));
+        }
+        None
+    }
+
+    fn earliest_start_before_ready(&self, w: &Window) -> Option<IdlePeriod> {
+        let p = self.geometry().strip_of(w.ready);
+        let hi = |k: &ByStart| k.0.start < w.ready;
+        let sub = |s: &StartSum| s.max_end >= w.earliest_end;
+        let pred = |k: &ByStart| k.0.end >= w.earliest_end;
+        for (slot, a, b) in self.ascending(StripId::MIN, p) {
+            let c = Cover::at_most(a, b, p);
+            if c == Cover::Nothing {
+                continue;
+            }
+            if let Some(id) = self
+                .forest
+                .find_first(slot.avl, None, bound(c, &hi), &sub, &pred)
+            {
+                return Some(self.key(id));
+            }
+        }
+        None
+    }
+
+    fn shortest_feasible(&self, bf: &BestFitForest, w: &Window) -> Option<IdlePeriod> {
+        let geo = self.geometry();
+        let (p, p2) = (geo.strip_of(w.ready), geo.strip_of(w.latest_start));
+        let r1_hi = |e: &IdlePeriod| e.start < w.ready;
+        let r2_lo = |e: &IdlePeriod| e.start >= w.ready;
+        let r2_hi = |e: &IdlePeriod| e.start <= w.latest_start;
+        let mut best = None;
+        for (slot, a, b) in self.ascending(StripId::MIN, p.max(p2)) {
+            let root = self.forest.summary(slot.avl).expect("non-empty slot");
+            let c1 = Cover::at_most(a, b, p);
+            // O(1) skip of a whole R1 strip by its max-end pointer.
+            if c1 == Cover::Part || (c1 == Cover::All && root.max_end >= w.earliest_end) {
+                let cand =
+                    bf.shortest_ending_after(&slot.bf, None, bound(c1, &r1_hi), w.earliest_end);
+                best = pick(best, cand, shorter);
+            }
+            let (lo, hi) = (Cover::at_least(a, b, p), Cover::at_most(a, b, p2));
+            let c2 = lo.and(hi);
+            // O(1) skip of a whole R2 strip by its max-length pointer.
+            if c2 == Cover::Part || (c2 == Cover::All && root.longest.len() >= w.min_len) {
+                let cand =
+                    bf.shortest_at_least(&slot.bf, bound(lo, &r2_lo), bound(hi, &r2_hi), w.min_len);
+                best = pick(best, cand, shorter);
+            }
+        }
+        best
+    }
+
+    /// Every live period in (start, server) order.
+    fn all(&self) -> impl Iterator<Item = IdlePeriod> + '_ {
+        std::iter::once(self.pool.avl)
+            .chain(self.ring.iter().map(|(_, s)| s.avl))
+            .flat_map(move |root| self.forest.iter(root).map(|k| k.0))
+    }
+
+    fn scan(&self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
+        let (got, ops) = scan_select(self.geometry(), self.all(), rule, w);
+        self.steps.set(self.steps.get() + ops);
+        got
+    }
+
+    /// Panics unless every tree is a valid AVL tree with exact summaries, every period sits in
+    /// the tree of its start strip (T0: before the ring base), the Best-fit trees hold the same
+    /// periods, and the length and the arena are consistent. `O(V log V)`; for tests.
+    pub fn check_invariants(&self) {
+        let geo = self.geometry();
+        let base = self.ring.base();
+        let mut total = 0;
+        let slots =
+            std::iter::once((None, &self.pool)).chain(self.ring.iter().map(|(g, s)| (Some(g), s)));
+        for (g, slot) in slots {
+            let n = self
+                .forest
+                .check(slot.avl)
+                .unwrap_or_else(|e| panic!("strip {g:?}: {e}"));
+            for k in self.forest.iter(slot.avl) {
+                let s = geo.strip_of(k.0.start);
+                match g {
+                    None => assert!(s < base, "pool holds {} of strip {s} >= base {base}", k.0),
+                    Some(g) => assert_eq!(s, g, "{} in strip {g}", k.0),
+                }
+                assert!(k.0.start < k.0.end, "empty period {}", k.0);
+            }
+            if let Some(bf) = &self.best_fit {
+                let m = bf
+                    .check(&slot.bf)
+                    .unwrap_or_else(|e| panic!("best-fit strip {g:?}: {e}"));
+                assert_eq!(m, n, "best-fit size in strip {g:?}");
+            } else {
+                assert!(slot.bf.is_empty());
+            }
+            total += n;
+        }
+        assert_eq!(total, self.len, "length");
+        assert_eq!(self.forest.live_nodes(), self.len, "arena leak");
+    }
+}
+
+impl IdlePeriodIndex for StartStripIndex {
+    /// `O(log V_s)` (`O(log² V_s)` amortized with Best-fit). Duplicate (start, server) pairs
+    /// violate the contract (debug assertion).
+    fn insert(&mut self, period: IdlePeriod) {
+        debug_assert!(period.start < period.end, "empty idle period {period}");
+        let added = self.place(period);
+        debug_assert!(added, "idle period {period} is already live");
+        self.len += usize::from(added);
+    }
+
+    fn remove(&mut self, period: &IdlePeriod) -> bool {
+        self.take(period).is_some()
+    }
+
+    fn advance(&mut self, now: Time) {
+        let geo = self.geometry();
+        let s = geo.strip_of(now);
+        self.anchor(s);
+        // Rotate: strips wholly in the past hand their live periods to T0.
+        if s > self.ring.base() {
+            for (_, mut slot) in self.ring.advance_to(s, Slot::is_empty) {
+                let keys = self.forest.drain(&mut slot.avl);
+                if let Some(bf) = &mut self.best_fit {
+                    bf.clear(&mut slot.bf);
+                }
+                for k in keys {
+                    if k.0.end > now {
+                        slot_insert(&mut self.forest, &mut self.best_fit, &mut self.pool, k.0);
+                    } else {
+                        self.len -= 1;
+                    }
+                }
+            }
+        }
+        // Expire: only periods starting before `now` can have ended (T0 and the clock's strip).
+        self.expire(None, now);
+        for g in self.ring.base()..=s.min(self.ring.end() - 1) {
+            self.expire(Some(g), now);
+        }
+        if self.config.expiry == ExpiryMode::Clip && self.clock_strip.is_some_and(|c| s > c) {
+            let boundary = geo.strip_start(s);
+            let mut clipped = Vec::new();
+            self.take_before(None, boundary, &mut clipped);
+            for g in self.ring.base()..=geo.strip_of(boundary).min(self.ring.end() - 1) {
+                self.take_before(Some(g), boundary, &mut clipped);
+            }
+            for mut p in clipped {
+                p.start = now;
+                let added = self.place(p);
+                debug_assert!(added, "clipping made {p} collide");
+            }
+        }
+        self.clock_strip = Some(s);
+    }
+
+    fn select(&mut self, rule: Rule, window: &Window) -> Option<IdlePeriod> {
+        match rule {
+            Rule::EarliestFeasible => self.earliest_feasible(window),
+            Rule::ShortestFeasible => match &self.best_fit {
+                Some(bf) => self.shortest_feasible(bf, window),
+                None => self.scan(rule, window),
+            },
+            Rule::LongestInFirstStartStrip => self.longest_in_first_start_strip(window),
+            Rule::EarliestStartFromReady => self.earliest_start_from_ready(window),
+            Rule::LatestStartBeforeReady { skip_ready_strip } => {
+                self.latest_start_before_ready(window, skip_ready_strip)
+            }
+            Rule::EarliestStartBeforeReady => self.earliest_start_before_ready(window),
+            Rule::LongestInEndStrip { .. }
+            | Rule::EarliestEndAfterDeadline
+            | Rule::LatestEndAfterDeadline => self.scan(rule, window),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn operations(&self) -> u64 {
+        self.forest.visits()
+            + self.best_fit.as_ref().map_or(0, BestFitForest::visits)
+            + self.steps.get()
+    }
+
+    fn periods(&self) -> Vec<IdlePeriod> {
+        self.all().collect()
+    }
+}
