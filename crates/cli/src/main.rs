@@ -1,1 +1,50 @@
-fn main() {}
+//! `gridsched`: reproduce the figures of five grid-scheduling documents, and run their
+//! schedulers on your own inputs. A thin layer over the `gridsched-*` libraries.
+
+mod reproduce;
+mod schedule;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Reproduce grid-scheduling research and run its schedulers.
+#[derive(Debug, Parser)]
+#[command(name = "gridsched", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List every experiment: id, document, kind and title.
+    List,
+    /// Regenerate figures/tables: data CSV, SVG plot, and the document's claims checked.
+    Reproduce(reproduce::ReproduceArgs),
+    /// Combine the shard outputs of `reproduce --shard k/N` into the files an unsharded run writes.
+    Merge(reproduce::MergeArgs),
+    /// Write REPRODUCTION.md from the results in data/ (paper scale where present, else quick).
+    Report(reproduce::ReportArgs),
+    /// Run a scheduler on your own input.
+    #[command(subcommand)]
+    Schedule(schedule::ScheduleCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::List => reproduce::list(),
+        Command::Reproduce(args) => reproduce::reproduce(args),
+        Command::Merge(args) => reproduce::merge(args),
+        Command::Report(args) => reproduce::report(args),
+        Command::Schedule(cmd) => schedule::run(cmd),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

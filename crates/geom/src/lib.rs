@@ -34,6 +34,6 @@ pub mod tree;
 
 pub use index::{ExpiryMode, IdlePeriodIndex, Rule, StripOrder};
 pub use linear::LinearIndex;
-pub use period::{IdlePeriod, Time, Window, WindowError, TIME_TOLERANCE};
+pub use period::{IdlePeriod, TIME_TOLERANCE, Time, Window, WindowError};
 pub use strip::{StripGeometry, StripId};
 pub use strips::{EndStripIndex, StartStripIndex, TreeConfig, TreeIndex};

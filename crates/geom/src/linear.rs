@@ -109,7 +109,11 @@ impl IdlePeriodIndex for LinearIndex {
         if now >= self.min_end {
             self.operations += self.periods.len() as u64;
             self.periods.retain(|p| p.end > now);
-            self.min_end = self.periods.iter().map(|p| p.end).fold(Time::INFINITY, Time::min);
+            self.min_end = self
+                .periods
+                .iter()
+                .map(|p| p.end)
+                .fold(Time::INFINITY, Time::min);
         }
         let strip = self.geometry.strip_of(now);
         if self.expiry == ExpiryMode::Clip && self.clock_strip.is_some_and(|s| strip > s) {
@@ -247,11 +251,17 @@ mod tests {
         assert_eq!(ix.select(Rule::EarliestFeasible, &w), Some(y));
         assert_eq!(ix.select(Rule::ShortestFeasible, &w), Some(z));
         assert_eq!(ix.select(Rule::LongestInFirstStartStrip, &w), Some(z));
-        let step2 = Rule::LatestStartBeforeReady { skip_ready_strip: false };
+        let step2 = Rule::LatestStartBeforeReady {
+            skip_ready_strip: false,
+        };
         assert_eq!(ix.select(step2, &w), Some(v));
-        let literal = Rule::LatestStartBeforeReady { skip_ready_strip: true };
+        let literal = Rule::LatestStartBeforeReady {
+            skip_ready_strip: true,
+        };
         assert_eq!(ix.select(literal, &w), Some(y));
-        let tip = Rule::LongestInEndStrip { order: StripOrder::LatestFirst };
+        let tip = Rule::LongestInEndStrip {
+            order: StripOrder::LatestFirst,
+        };
         assert_eq!(ix.select(tip, &w), Some(y));
     }
 
@@ -260,7 +270,10 @@ mod tests {
         let mut ix = f32_index();
         ix.advance(9.45);
         let ends: Vec<Time> = ix.periods().iter().map(|p| p.end).collect();
-        assert_eq!(ends, vec![9.5, Time::INFINITY, Time::INFINITY, Time::INFINITY]);
+        assert_eq!(
+            ends,
+            vec![9.5, Time::INFINITY, Time::INFINITY, Time::INFINITY]
+        );
     }
 
     #[test]
@@ -270,6 +283,9 @@ mod tests {
         ix.insert(IdlePeriod::tail(3.0, 1));
         ix.advance(0.5);
         ix.advance(4.5); // strip 0 -> 2: everything starting before 4 is clipped
-        assert_eq!(ix.periods(), vec![IdlePeriod::tail(4.5, 0), IdlePeriod::tail(4.5, 1)]);
+        assert_eq!(
+            ix.periods(),
+            vec![IdlePeriod::tail(4.5, 0), IdlePeriod::tail(4.5, 1)]
+        );
     }
 }

@@ -31,7 +31,11 @@ impl IdlePeriod {
 
     /// A server's open-ended idle period starting at `start`.
     pub const fn tail(start: Time, server: u32) -> Self {
-        IdlePeriod { start, end: Time::INFINITY, server }
+        IdlePeriod {
+            start,
+            end: Time::INFINITY,
+            server,
+        }
     }
 
     /// `end - start` (`+inf` for a tail).
@@ -56,7 +60,9 @@ impl IdlePeriod {
     /// tie-break every rule falls back to. Two live periods never share (start, server).
     #[inline]
     pub fn cmp_start(&self, other: &Self) -> Ordering {
-        self.start.total_cmp(&other.start).then(self.server.cmp(&other.server))
+        self.start
+            .total_cmp(&other.start)
+            .then(self.server.cmp(&other.server))
     }
 }
 
@@ -177,8 +183,14 @@ mod tests {
 
     #[test]
     fn invalid_windows() {
-        assert_eq!(Window::new(0.0, 0.0, 1.0), Err(WindowError::NonPositiveLength));
-        assert_eq!(Window::new(0.0, 2.0, 1.0), Err(WindowError::DeadlineTooEarly));
+        assert_eq!(
+            Window::new(0.0, 0.0, 1.0),
+            Err(WindowError::NonPositiveLength)
+        );
+        assert_eq!(
+            Window::new(0.0, 2.0, 1.0),
+            Err(WindowError::DeadlineTooEarly)
+        );
         assert_eq!(Window::new(f64::NAN, 1.0, 1.0), Err(WindowError::NonFinite));
     }
 }

@@ -21,7 +21,10 @@ impl StripGeometry {
     /// Strips of the given width. Panics if `width` is not positive and finite (a programming
     /// error: schedulers validate their configuration before building an index).
     pub fn new(width: Time) -> Self {
-        assert!(width.is_finite() && width > 0.0, "strip width must be positive, got {width}");
+        assert!(
+            width.is_finite() && width > 0.0,
+            "strip width must be positive, got {width}"
+        );
         StripGeometry { width }
     }
 
@@ -38,7 +41,11 @@ impl StripGeometry {
     /// The strip containing time `t` (`INFINITE_STRIP` for `+inf`).
     #[inline]
     pub fn strip_of(&self, t: Time) -> StripId {
-        if t == Time::INFINITY { INFINITE_STRIP } else { (t / self.width).floor() as StripId }
+        if t == Time::INFINITY {
+            INFINITE_STRIP
+        } else {
+            (t / self.width).floor() as StripId
+        }
     }
 
     /// Start of strip `g`.

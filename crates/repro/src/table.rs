@@ -50,7 +50,8 @@ pub struct SummaryTable {
 impl SummaryTable {
     /// Summarise per-run values; `ci` maps a sample to (mean, half-width).
     pub fn from_runs(values: &[RunValue], ci: impl Fn(&[f64]) -> (f64, f64)) -> Self {
-        let mut groups: BTreeMap<(String, String, i64), (f64, Vec<(u32, f64)>)> = BTreeMap::new();
+        type Runs = (f64, Vec<(u32, f64)>);
+        let mut groups: BTreeMap<(String, String, i64), Runs> = BTreeMap::new();
         for v in values {
             groups
                 .entry((v.metric.clone(), v.series.clone(), x_key(v.x)))
@@ -64,13 +65,24 @@ impl SummaryTable {
             runs.sort_by_key(|r| r.0);
             let sample: Vec<f64> = runs.iter().map(|r| r.1).collect();
             let (mean, half_width) = ci(&sample);
-            cells.insert(key, Cell { mean, half_width, runs: sample.len() });
+            cells.insert(
+                key,
+                Cell {
+                    mean,
+                    half_width,
+                    runs: sample.len(),
+                },
+            );
             if !xs.contains(&x) {
                 xs.push(x);
             }
         }
         xs.sort_by(f64::total_cmp);
-        SummaryTable { cells, xs, floors: BTreeMap::new() }
+        SummaryTable {
+            cells,
+            xs,
+            floors: BTreeMap::new(),
+        }
     }
 
     /// Declare the absolute tolerance floor of a metric.
@@ -80,8 +92,12 @@ impl SummaryTable {
 
     /// All (metric, series) pairs present.
     pub fn series_of(&self, metric: &str) -> Vec<String> {
-        let mut out: Vec<String> =
-            self.cells.keys().filter(|k| k.0 == metric).map(|k| k.1.clone()).collect();
+        let mut out: Vec<String> = self
+            .cells
+            .keys()
+            .filter(|k| k.0 == metric)
+            .map(|k| k.1.clone())
+            .collect();
         out.dedup();
         out
     }
@@ -92,7 +108,9 @@ impl Lookup for SummaryTable {
         self.xs.clone()
     }
     fn cell(&self, metric: &str, series: &str, x: f64) -> Option<Cell> {
-        self.cells.get(&(metric.to_string(), series.to_string(), x_key(x))).copied()
+        self.cells
+            .get(&(metric.to_string(), series.to_string(), x_key(x)))
+            .copied()
     }
     fn floor(&self, metric: &str) -> f64 {
         self.floors.get(metric).copied().unwrap_or(0.0)

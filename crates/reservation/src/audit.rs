@@ -1,6 +1,6 @@
 //! Invariant checks on a finished schedule (used by tests and debug runs).
 
-use gridsched_geom::{Time, TIME_TOLERANCE};
+use gridsched_geom::{TIME_TOLERANCE, Time};
 use gridsched_workload::Request;
 
 use crate::scheduler::Booking;
@@ -26,13 +26,23 @@ impl ScheduleAudit {
         let w = &request.window;
         let tol = TIME_TOLERANCE * w.deadline.abs().max(1.0);
         if b.start < w.ready {
-            self.errors.push(format!("job {job} starts at {} before its ready time {}", b.start, w.ready));
+            self.errors.push(format!(
+                "job {job} starts at {} before its ready time {}",
+                b.start, w.ready
+            ));
         }
         if b.end > w.deadline + tol {
-            self.errors.push(format!("job {job} ends at {} after its deadline {}", b.end, w.deadline));
+            self.errors.push(format!(
+                "job {job} ends at {} after its deadline {}",
+                b.end, w.deadline
+            ));
         }
         if (b.end - b.start - w.length).abs() > tol {
-            self.errors.push(format!("job {job} runs {} instead of {}", b.end - b.start, w.length));
+            self.errors.push(format!(
+                "job {job} runs {} instead of {}",
+                b.end - b.start,
+                w.length
+            ));
         }
         let s = b.server as usize;
         if self.by_server.len() <= s {
@@ -49,7 +59,9 @@ impl ScheduleAudit {
             for pair in jobs.windows(2) {
                 let ((_, end, a), (start, _, b)) = (pair[0], pair[1]);
                 if start + TIME_TOLERANCE * start.abs().max(1.0) < end {
-                    out.push(format!("server {server}: job {a} (ends {end}) overlaps job {b} (starts {start})"));
+                    out.push(format!(
+                        "server {server}: job {a} (ends {end}) overlaps job {b} (starts {start})"
+                    ));
                 }
             }
         }

@@ -14,7 +14,9 @@ mod strategy;
 
 pub use audit::ScheduleAudit;
 pub use metrics::{EmptyBin, RunMetrics, RunRecorder, SizeBins};
-pub use scheduler::{Booking, ConfigError, IndexKind, ReservationScheduler, SchedulerConfig, SubmitError};
+pub use scheduler::{
+    Booking, ConfigError, IndexKind, ReservationScheduler, SchedulerConfig, SubmitError,
+};
 pub use strategy::{LactLate, MinTipReading, R2Pick, Step2Start, Strategy, StrategyOptions};
 
 use gridsched_workload::Request;

@@ -27,11 +27,28 @@ impl SizeBins {
         let weights = (0..count)
             .map(|i| sizes.cdf(low + width * (i + 1) as f64) - sizes.cdf(low + width * i as f64))
             .collect();
-        SizeBins { low, width, weights }
+        SizeBins {
+            low,
+            width,
+            weights,
+        }
+    }
+
+    /// A single bin of weight 1 covering every size: the fairness index is then the plain
+    /// acceptance ratio (for streams whose size law is unknown).
+    pub fn single() -> Self {
+        SizeBins {
+            low: 0.0,
+            width: f64::INFINITY,
+            weights: vec![1.0],
+        }
     }
 
     /// The bin of a job size (sizes at or beyond the ends fall in the first/last bin).
     pub fn bin_of(&self, size: f64) -> usize {
+        if self.weights.len() == 1 {
+            return 0;
+        }
         let i = ((size - self.low) / self.width).floor();
         (i.max(0.0) as usize).min(self.weights.len() - 1)
     }
@@ -135,7 +152,11 @@ impl RunRecorder {
         self.work += w.length;
         self.last_arrival = request.arrival;
         self.operations += operations;
-        while self.recent.front().is_some_and(|&(_, end)| end <= request.arrival) {
+        while self
+            .recent
+            .front()
+            .is_some_and(|&(_, end)| end <= request.arrival)
+        {
             self.recent.pop_front();
         }
         match booking {
@@ -155,12 +176,24 @@ impl RunRecorder {
     /// The run's metrics.
     pub fn finish(&self, empty_bin: EmptyBin) -> RunMetrics {
         let t = self.last_arrival;
-        let beyond: f64 = self.recent.iter().map(|&(s, e)| (e - s.max(t)).max(0.0)).sum();
-        let utilization =
-            if t > 0.0 { (self.busy - beyond) / (f64::from(self.servers) * t) } else { 0.0 };
+        let beyond: f64 = self
+            .recent
+            .iter()
+            .map(|&(s, e)| (e - s.max(t)).max(0.0))
+            .sum();
+        let utilization = if t > 0.0 {
+            (self.busy - beyond) / (f64::from(self.servers) * t)
+        } else {
+            0.0
+        };
         let accepted = self.jobs - self.dropped;
         let (mut f, mut mass) = (0.0, 0.0);
-        for ((&z, &zs), &w) in self.arrived.iter().zip(&self.scheduled).zip(self.bins.weights()) {
+        for ((&z, &zs), &w) in self
+            .arrived
+            .iter()
+            .zip(&self.scheduled)
+            .zip(self.bins.weights())
+        {
             if z > 0 {
                 f += w * zs as f64 / z as f64;
                 mass += w;
@@ -192,7 +225,13 @@ mod tests {
     fn fairness_weights_fixture() {
         let bins = SizeBins::from_pareto(&BoundedPareto::new(1.0, 50.0, 1.2).unwrap(), 100);
         let w = bins.weights();
-        let expect = [(0, 0.38382), (1, 0.18079), (2, 0.10362), (3, 0.06656), (4, 0.04608)];
+        let expect = [
+            (0, 0.38382),
+            (1, 0.18079),
+            (2, 0.10362),
+            (3, 0.06656),
+            (4, 0.04608),
+        ];
         for (i, v) in expect {
             assert!((w[i] - v).abs() < 5e-6, "w_{} = {}", i + 1, w[i]);
         }
@@ -207,10 +246,29 @@ mod tests {
     fn metrics_of_a_tiny_run() {
         let bins = SizeBins::from_pareto(&BoundedPareto::new(1.0, 50.0, 1.2).unwrap(), 100);
         let mut rec = RunRecorder::new(2, bins);
-        let req = |a: f64, r: f64, l: f64| Request { arrival: a, window: Window::new(r, l, r + l + 1.0).unwrap() };
-        rec.record(&req(0.0, 0.0, 1.0), Some(&Booking { server: 0, start: 0.5, end: 1.5 }), 3);
+        let req = |a: f64, r: f64, l: f64| Request {
+            arrival: a,
+            window: Window::new(r, l, r + l + 1.0).unwrap(),
+        };
+        rec.record(
+            &req(0.0, 0.0, 1.0),
+            Some(&Booking {
+                server: 0,
+                start: 0.5,
+                end: 1.5,
+            }),
+            3,
+        );
         rec.record(&req(1.0, 2.0, 3.0), None, 5);
-        rec.record(&req(4.0, 4.0, 1.0), Some(&Booking { server: 1, start: 4.0, end: 5.0 }), 1);
+        rec.record(
+            &req(4.0, 4.0, 1.0),
+            Some(&Booking {
+                server: 1,
+                start: 4.0,
+                end: 5.0,
+            }),
+            1,
+        );
         let m = rec.finish(EmptyBin::Skip);
         assert_eq!(m.jobs, 3);
         assert!((m.loss - 1.0 / 3.0).abs() < 1e-12);

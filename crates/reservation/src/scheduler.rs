@@ -64,16 +64,26 @@ impl SchedulerConfig {
     /// Checks the configuration.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.servers == 0 {
-            return Err(ConfigError("the number of servers must be at least 1".into()));
+            return Err(ConfigError(
+                "the number of servers must be at least 1".into(),
+            ));
         }
         if !(self.l_min.is_finite() && self.l_min > 0.0) {
-            return Err(ConfigError(format!("l_min must be positive, got {}", self.l_min)));
+            return Err(ConfigError(format!(
+                "l_min must be positive, got {}",
+                self.l_min
+            )));
         }
         if !(self.look_ahead.is_finite() && self.look_ahead >= self.l_min) {
-            return Err(ConfigError(format!("the horizon must be at least l_min, got {}", self.look_ahead)));
+            return Err(ConfigError(format!(
+                "the horizon must be at least l_min, got {}",
+                self.look_ahead
+            )));
         }
         if self.strip_multiplier == 0 {
-            return Err(ConfigError("the strip multiplier M must be at least 1".into()));
+            return Err(ConfigError(
+                "the strip multiplier M must be at least 1".into(),
+            ));
         }
         Ok(())
     }
@@ -157,7 +167,13 @@ impl ReservationScheduler {
             Engine::Lact(LactServers::new(config.servers, config.options.lact_late))
         };
         let steps = config.options.steps(config.strategy);
-        Ok(ReservationScheduler { config, engine, steps, now: 0.0, operations: 0 })
+        Ok(ReservationScheduler {
+            config,
+            engine,
+            steps,
+            now: 0.0,
+            operations: 0,
+        })
     }
 
     /// A scheduler whose servers already hold `reservations` (per server, `[start, end)`
@@ -212,20 +228,32 @@ impl ReservationScheduler {
     /// Arrivals must be non-decreasing and requests must respect the horizon.
     pub fn submit(&mut self, arrival: Time, w: &Window) -> Result<Option<Booking>, SubmitError> {
         if arrival < self.now {
-            return Err(SubmitError::OutOfOrder { arrival, now: self.now });
+            return Err(SubmitError::OutOfOrder {
+                arrival,
+                now: self.now,
+            });
         }
         if arrival < 0.0 {
             return Err(SubmitError::BeforeStart(arrival));
         }
         if w.ready < arrival {
-            return Err(SubmitError::ReadyBeforeArrival { ready: w.ready, arrival });
+            return Err(SubmitError::ReadyBeforeArrival {
+                ready: w.ready,
+                arrival,
+            });
         }
         let limit = arrival + self.config.look_ahead;
         if w.deadline > limit + gridsched_geom::TIME_TOLERANCE * limit.max(1.0) {
-            return Err(SubmitError::BeyondHorizon { deadline: w.deadline, limit });
+            return Err(SubmitError::BeyondHorizon {
+                deadline: w.deadline,
+                limit,
+            });
         }
         if w.length < self.config.l_min {
-            return Err(SubmitError::TooShort { length: w.length, l_min: self.config.l_min });
+            return Err(SubmitError::TooShort {
+                length: w.length,
+                l_min: self.config.l_min,
+            });
         }
         self.now = arrival;
         let booking = match &mut self.engine {
@@ -241,7 +269,14 @@ impl ReservationScheduler {
                 for &(rule, placement) in &self.steps {
                     if let Some(period) = index.select(rule, w) {
                         debug_assert!(w.admits(&period) || placement == Placement::Late);
-                        booking = Some(carve(index.as_mut(), period, placement, w, self.config.l_min, arrival));
+                        booking = Some(carve(
+                            index.as_mut(),
+                            period,
+                            placement,
+                            w,
+                            self.config.l_min,
+                            arrival,
+                        ));
                         break;
                     }
                 }
@@ -288,9 +323,17 @@ fn carve(
         index.insert(IdlePeriod::new(period.start, start, period.server));
     }
     if period.end - end >= l_min {
-        index.insert(IdlePeriod { start: end, end: period.end, server: period.server });
+        index.insert(IdlePeriod {
+            start: end,
+            end: period.end,
+            server: period.server,
+        });
     }
-    Booking { server: period.server, start, end }
+    Booking {
+        server: period.server,
+        start,
+        end,
+    }
 }
 
 /// LACT's state: each server's completion time (end of its last reservation), ordered so the
@@ -309,15 +352,27 @@ struct LactServers {
 /// Maps a float to an integer with the same order (total order on f64).
 fn order_key(t: Time) -> u64 {
     let bits = t.to_bits();
-    if bits >> 63 == 1 { !bits } else { bits | (1 << 63) }
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
 }
 
 impl LactServers {
     fn new(servers: u32, late: LactLate) -> Self {
         let completion = vec![0.0; servers as usize];
-        let ordered = (0..servers).map(|s| (order_key(0.0), u32::MAX - s)).collect();
+        let ordered = (0..servers)
+            .map(|s| (order_key(0.0), u32::MAX - s))
+            .collect();
         let log_n = u64::from(servers.max(2).next_power_of_two().trailing_zeros());
-        LactServers { completion, ordered, late, operations: 0, log_n }
+        LactServers {
+            completion,
+            ordered,
+            late,
+            operations: 0,
+            log_n,
+        }
     }
 
     fn set_completion(&mut self, server: u32, c: Time) {
@@ -334,7 +389,10 @@ impl LactServers {
     /// Latest completion `<= t` (lowest server among ties).
     fn latest_at_or_before(&mut self, t: Time) -> Option<u32> {
         self.operations += self.log_n;
-        self.ordered.range(..=(order_key(t), u32::MAX)).next_back().map(|&(_, s)| u32::MAX - s)
+        self.ordered
+            .range(..=(order_key(t), u32::MAX))
+            .next_back()
+            .map(|&(_, s)| u32::MAX - s)
     }
 
     fn submit(&mut self, w: &Window) -> Option<Booking> {
@@ -346,7 +404,10 @@ impl LactServers {
                     self.operations += self.log_n;
                     let &(key, _) = self.ordered.first()?;
                     // Lowest server among those with the earliest completion.
-                    self.ordered.range((key, 0)..=(key, u32::MAX)).next_back().map(|&(_, s)| u32::MAX - s)
+                    self.ordered
+                        .range((key, 0)..=(key, u32::MAX))
+                        .next_back()
+                        .map(|&(_, s)| u32::MAX - s)
                 }
                 LactLate::LatestFeasibleCompletion => self.latest_at_or_before(w.latest_start),
             }?;

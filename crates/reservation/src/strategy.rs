@@ -67,10 +67,16 @@ impl fmt::Display for Strategy {
 impl FromStr for Strategy {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Strategy::ALL.into_iter().find(|x| x.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Strategy::ALL.iter().map(|x| x.name()).collect();
-            format!("unknown strategy `{s}`; expected one of {}", names.join(", "))
-        })
+        Strategy::ALL
+            .into_iter()
+            .find(|x| x.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Strategy::ALL.iter().map(|x| x.name()).collect();
+                format!(
+                    "unknown strategy `{s}`; expected one of {}",
+                    names.join(", ")
+                )
+            })
     }
 }
 
@@ -160,7 +166,9 @@ impl StrategyOptions {
         let r1 = Rule::LatestStartBeforeReady {
             skip_ready_strip: self.step2_start == Step2Start::StripAbove,
         };
-        let tip1 = Rule::LongestInEndStrip { order: self.min_tip_step1_order };
+        let tip1 = Rule::LongestInEndStrip {
+            order: self.min_tip_step1_order,
+        };
         match strategy {
             Strategy::FirstFit => vec![(Rule::EarliestFeasible, Early)],
             Strategy::BestFit => vec![(Rule::ShortestFeasible, Early)],

@@ -12,8 +12,16 @@ pub enum DistError {
     BadBounds { k: f64, p: f64 },
     #[error("uniform needs low <= high (finite), got [{0}, {1}]")]
     BadRange(f64, f64),
-    #[error("no bounded Pareto on [{k}, {p}] has mean {mean}: reachable means are ({lo:.4}, {hi:.4})")]
-    MeanOutOfReach { k: f64, p: f64, mean: f64, lo: f64, hi: f64 },
+    #[error(
+        "no bounded Pareto on [{k}, {p}] has mean {mean}: reachable means are ({lo:.4}, {hi:.4})"
+    )]
+    MeanOutOfReach {
+        k: f64,
+        p: f64,
+        mean: f64,
+        lo: f64,
+        hi: f64,
+    },
 }
 
 /// Exponential distribution with the given rate (mean `1 / rate`); Poisson inter-arrival times.
@@ -95,7 +103,12 @@ impl BoundedPareto {
         if !(alpha.is_finite() && alpha > 0.0) {
             return Err(DistError::NotPositive("alpha", alpha));
         }
-        Ok(BoundedPareto { k, p, alpha, mass: 1.0 - (k / p).powf(alpha) })
+        Ok(BoundedPareto {
+            k,
+            p,
+            alpha,
+            mass: 1.0 - (k / p).powf(alpha),
+        })
     }
 
     /// The bounded Pareto on `[k, p]` whose mean is `mean` (shape found by bisection; the mean
@@ -106,7 +119,13 @@ impl BoundedPareto {
         let (mut lo, mut hi) = (1e-9_f64, 200.0_f64);
         let (m_lo, m_hi) = (mean_at(lo)?, mean_at(hi)?);
         if !(mean < m_lo && mean > m_hi) {
-            return Err(DistError::MeanOutOfReach { k, p, mean, lo: m_hi, hi: m_lo });
+            return Err(DistError::MeanOutOfReach {
+                k,
+                p,
+                mean,
+                lo: m_hi,
+                hi: m_lo,
+            });
         }
         for _ in 0..200 {
             let mid = 0.5 * (lo + hi);
@@ -194,11 +213,23 @@ mod tests {
         ];
         for (alpha, mean) in table {
             let d = BoundedPareto::new(1.0, 50.0, alpha).unwrap();
-            assert!(close(d.mean(), mean, 5e-4), "alpha {alpha}: {} vs {mean}", d.mean());
+            assert!(
+                close(d.mean(), mean, 5e-4),
+                "alpha {alpha}: {} vs {mean}",
+                d.mean()
+            );
         }
         // F-dist fixtures.
-        assert!(close(BoundedPareto::new(1.0, 50.0, 1.2).unwrap().mean(), 3.2862, 5e-5));
-        assert!(close(BoundedPareto::new(1.0, 50.0, 1.0).unwrap().mean(), 50.0 * 50f64.ln() / 49.0, 1e-12));
+        assert!(close(
+            BoundedPareto::new(1.0, 50.0, 1.2).unwrap().mean(),
+            3.2862,
+            5e-5
+        ));
+        assert!(close(
+            BoundedPareto::new(1.0, 50.0, 1.0).unwrap().mean(),
+            50.0 * 50f64.ln() / 49.0,
+            1e-12
+        ));
     }
 
     #[test]

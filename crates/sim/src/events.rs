@@ -50,13 +50,23 @@ impl<T: PartialOrd + Copy, E> Default for EventQueue<T, E> {
 impl<T: PartialOrd + Copy, E> EventQueue<T, E> {
     /// An empty queue.
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::new(), next_seq: 0 }
+        EventQueue {
+            heap: BinaryHeap::new(),
+            next_seq: 0,
+        }
     }
 
     /// Schedules `event` at `time`. Panics on an unordered time (NaN): that is a model bug.
     pub fn push(&mut self, time: T, event: E) {
-        assert!(time.partial_cmp(&time).is_some(), "event time must be ordered (not NaN)");
-        self.heap.push(Entry { time, seq: self.next_seq, event });
+        assert!(
+            time.partial_cmp(&time).is_some(),
+            "event time must be ordered (not NaN)"
+        );
+        self.heap.push(Entry {
+            time,
+            seq: self.next_seq,
+            event,
+        });
         self.next_seq += 1;
     }
 

@@ -19,4 +19,4 @@ pub mod stats;
 pub use dist::{BoundedPareto, DistError, Exponential, Uniform};
 pub use events::EventQueue;
 pub use rng::{SimRng, StreamKey};
-pub use stats::{mean_ci95, Summary};
+pub use stats::{Summary, mean_ci95};

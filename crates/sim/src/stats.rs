@@ -17,16 +17,31 @@ impl Summary {
     pub fn of(sample: &[f64]) -> Summary {
         let n = sample.len();
         if n == 0 {
-            return Summary { n, mean: f64::NAN, sd: f64::NAN, half_width: f64::NAN };
+            return Summary {
+                n,
+                mean: f64::NAN,
+                sd: f64::NAN,
+                half_width: f64::NAN,
+            };
         }
         let mean = sample.iter().sum::<f64>() / n as f64;
         if n == 1 {
-            return Summary { n, mean, sd: 0.0, half_width: 0.0 };
+            return Summary {
+                n,
+                mean,
+                sd: 0.0,
+                half_width: 0.0,
+            };
         }
         let var = sample.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
         let sd = var.sqrt();
         let half_width = t_quantile_975(n - 1) * sd / (n as f64).sqrt();
-        Summary { n, mean, sd, half_width }
+        Summary {
+            n,
+            mean,
+            sd,
+            half_width,
+        }
     }
 
     /// Lower end of the 95% confidence interval.

@@ -9,5 +9,8 @@
 pub mod requests;
 pub mod synthetic;
 
-pub use requests::{read_requests, write_requests, InputError, Request, RequestLimits};
+pub use requests::{
+    InputError, Request, RequestFile, RequestLimits, read_requests, read_requests_from,
+    write_requests,
+};
 pub use synthetic::{ReadyOffset, ReservationStream, ReservationWorkload};

@@ -5,7 +5,7 @@ use std::fmt;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use gridsched_geom::{Time, Window, TIME_TOLERANCE};
+use gridsched_geom::{TIME_TOLERANCE, Time, Window};
 
 /// One request: at `arrival` a job asks for `window.length` time units inside
 /// `[window.ready, window.deadline]`.
@@ -26,7 +26,10 @@ pub struct RequestLimits {
 impl Default for RequestLimits {
     /// Castillo ch. 3: `l_min = 1`, `L = 200`.
     fn default() -> Self {
-        RequestLimits { l_min: 1.0, horizon: 200.0 }
+        RequestLimits {
+            l_min: 1.0,
+            horizon: 200.0,
+        }
     }
 }
 
@@ -34,14 +37,25 @@ impl Default for RequestLimits {
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path}:{line}: {message}")]
-    Invalid { path: String, line: u64, message: String },
+    Invalid {
+        path: String,
+        line: u64,
+        message: String,
+    },
 }
 
 impl InputError {
     fn invalid(path: &str, line: u64, message: impl fmt::Display) -> Self {
-        InputError::Invalid { path: path.to_string(), line, message: message.to_string() }
+        InputError::Invalid {
+            path: path.to_string(),
+            line,
+            message: message.to_string(),
+        }
     }
 }
 
@@ -56,28 +70,48 @@ pub fn validate(
     previous_arrival: Option<Time>,
     limits: &RequestLimits,
 ) -> Result<Request, String> {
-    for (name, v) in [("arrival", arrival), ("ready", ready), ("length", length), ("deadline", deadline)] {
+    for (name, v) in [
+        ("arrival", arrival),
+        ("ready", ready),
+        ("length", length),
+        ("deadline", deadline),
+    ] {
         if !v.is_finite() {
             return Err(format!("{name} must be a finite number, got {v}"));
         }
     }
+    if arrival < 0.0 {
+        return Err(format!(
+            "arrival {arrival} is negative (servers start at time 0)"
+        ));
+    }
     if let Some(prev) = previous_arrival
         && arrival < prev
     {
-        return Err(format!("arrival {arrival} is earlier than the previous row's arrival {prev} (rows must be in arrival order)"));
+        return Err(format!(
+            "arrival {arrival} is earlier than the previous row's arrival {prev} (rows must be in arrival order)"
+        ));
     }
     if ready < arrival {
-        return Err(format!("ready time {ready} is before the arrival time {arrival}"));
+        return Err(format!(
+            "ready time {ready} is before the arrival time {arrival}"
+        ));
     }
     if length <= 0.0 {
         return Err(format!("length must be positive, got {length}"));
     }
     if length < limits.l_min {
-        return Err(format!("length {length} is shorter than the minimum job length l_min = {}", limits.l_min));
+        return Err(format!(
+            "length {length} is shorter than the minimum job length l_min = {}",
+            limits.l_min
+        ));
     }
     let tol = TIME_TOLERANCE * deadline.abs().max(1.0);
     if deadline + tol < ready + length {
-        return Err(format!("deadline {deadline} is before ready + length = {}", ready + length));
+        return Err(format!(
+            "deadline {deadline} is before ready + length = {}",
+            ready + length
+        ));
     }
     if deadline > arrival + limits.horizon + tol {
         return Err(format!(
@@ -90,14 +124,23 @@ pub fn validate(
     Ok(Request { arrival, window })
 }
 
+/// A validated request file: ids, source line numbers and requests, in file order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestFile {
+    pub ids: Vec<String>,
+    /// 1-based line of each request in the file, for error messages.
+    pub lines: Vec<u64>,
+    pub requests: Vec<Request>,
+}
+
 /// Reads a request CSV (header `id,arrival,ready,length,deadline`, columns in any order) and
-/// validates every row. Returns the ids and requests in file order.
-pub fn read_requests(
-    path: &Path,
-    limits: &RequestLimits,
-) -> Result<(Vec<String>, Vec<Request>), InputError> {
+/// validates every row.
+pub fn read_requests(path: &Path, limits: &RequestLimits) -> Result<RequestFile, InputError> {
     let name = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|source| InputError::Io { path: name.clone(), source })?;
+    let file = std::fs::File::open(path).map_err(|source| InputError::Io {
+        path: name.clone(),
+        source,
+    })?;
     read_requests_from(file, &name, limits)
 }
 
@@ -106,7 +149,7 @@ pub fn read_requests_from(
     reader: impl Read,
     name: &str,
     limits: &RequestLimits,
-) -> Result<(Vec<String>, Vec<Request>), InputError> {
+) -> Result<RequestFile, InputError> {
     let mut csv = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .comment(Some(b'#'))
@@ -117,21 +160,37 @@ pub fn read_requests_from(
     for (i, h) in header.iter().enumerate() {
         match COLUMNS.iter().position(|c| *c == h) {
             Some(c) if column[c] == usize::MAX => column[c] = i,
-            Some(_) => return Err(InputError::invalid(name, 1, format!("duplicate column `{h}`"))),
+            Some(_) => {
+                return Err(InputError::invalid(
+                    name,
+                    1,
+                    format!("duplicate column `{h}`"),
+                ));
+            }
             None => {
                 return Err(InputError::invalid(
                     name,
                     1,
-                    format!("unexpected column `{h}`; expected header {}", COLUMNS.join(",")),
+                    format!(
+                        "unexpected column `{h}`; expected header {}",
+                        COLUMNS.join(",")
+                    ),
                 ));
             }
         }
     }
     if let Some(c) = column.iter().position(|&i| i == usize::MAX) {
-        return Err(InputError::invalid(name, 1, format!("missing column `{}`; expected header {}", COLUMNS[c], COLUMNS.join(","))));
+        return Err(InputError::invalid(
+            name,
+            1,
+            format!(
+                "missing column `{}`; expected header {}",
+                COLUMNS[c],
+                COLUMNS.join(",")
+            ),
+        ));
     }
-    let mut ids = Vec::new();
-    let mut requests = Vec::new();
+    let mut file = RequestFile::default();
     let mut seen = HashSet::new();
     let mut record = csv::StringRecord::new();
     let mut previous = None;
@@ -144,7 +203,11 @@ pub fn read_requests_from(
         }
         let line = record.position().map_or(line_hint, |p| p.line());
         if record.len() != header.len() {
-            return Err(InputError::invalid(name, line, format!("expected {} fields, found {}", header.len(), record.len())));
+            return Err(InputError::invalid(
+                name,
+                line,
+                format!("expected {} fields, found {}", header.len(), record.len()),
+            ));
         }
         let id = record[column[0]].to_string();
         if id.is_empty() {
@@ -154,20 +217,29 @@ pub fn read_requests_from(
         for (k, slot) in num.iter_mut().enumerate() {
             let field = &record[column[k + 1]];
             *slot = field.parse::<f64>().map_err(|_| {
-                InputError::invalid(name, line, format!("{}: `{field}` is not a number", COLUMNS[k + 1]))
+                InputError::invalid(
+                    name,
+                    line,
+                    format!("{}: `{field}` is not a number", COLUMNS[k + 1]),
+                )
             })?;
         }
         let [arrival, ready, length, deadline] = num;
         let request = validate(arrival, ready, length, deadline, previous, limits)
             .map_err(|m| InputError::invalid(name, line, format!("request `{id}`: {m}")))?;
         if !seen.insert(id.clone()) {
-            return Err(InputError::invalid(name, line, format!("duplicate id `{id}`")));
+            return Err(InputError::invalid(
+                name,
+                line,
+                format!("duplicate id `{id}`"),
+            ));
         }
         previous = Some(arrival);
-        ids.push(id);
-        requests.push(request);
+        file.ids.push(id);
+        file.lines.push(line);
+        file.requests.push(request);
     }
-    Ok((ids, requests))
+    Ok(file)
 }
 
 fn csv_error(name: &str, line: u64, e: csv::Error) -> InputError {
@@ -183,7 +255,9 @@ impl KindMessage for csv::Error {
     fn kind_message(&self) -> String {
         match self.kind() {
             csv::ErrorKind::Utf8 { .. } => "invalid UTF-8".to_string(),
-            csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            csv::ErrorKind::UnequalLengths {
+                expected_len, len, ..
+            } => {
                 format!("expected {expected_len} fields, found {len}")
             }
             _ => self.to_string(),
@@ -213,12 +287,15 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Result<(Vec<String>, Vec<Request>), String> {
-        read_requests_from(text.as_bytes(), "in.csv", &RequestLimits::default()).map_err(|e| e.to_string())
+        read_requests_from(text.as_bytes(), "in.csv", &RequestLimits::default())
+            .map(|f| (f.ids, f.requests))
+            .map_err(|e| e.to_string())
     }
 
     #[test]
     fn reads_valid_stream_in_any_column_order() {
-        let (ids, reqs) = read("id,arrival,ready,length,deadline\na,0,1,2,3\nb,0.5,0.5,1,1.5\n").unwrap();
+        let (ids, reqs) =
+            read("id,arrival,ready,length,deadline\na,0,1,2,3\nb,0.5,0.5,1,1.5\n").unwrap();
         assert_eq!(ids, ["a", "b"]);
         assert_eq!(reqs[1].window.deadline, 1.5);
         let (_, reqs) = read("deadline,length,ready,arrival,id\n3,2,1,0,a\n").unwrap();
@@ -227,27 +304,81 @@ mod tests {
 
     #[test]
     fn exact_fit_with_rounding_is_valid() {
-        let limits = RequestLimits { l_min: 0.1, horizon: 200.0 };
-        let r = read_requests_from("id,arrival,ready,length,deadline\nx,0,0.1,0.2,0.3\n".as_bytes(), "f", &limits);
+        let limits = RequestLimits {
+            l_min: 0.1,
+            horizon: 200.0,
+        };
+        let r = read_requests_from(
+            "id,arrival,ready,length,deadline\nx,0,0.1,0.2,0.3\n".as_bytes(),
+            "f",
+            &limits,
+        );
         assert!(r.is_ok(), "{r:?}");
     }
 
     #[test]
     fn errors_name_file_and_line() {
         let cases = [
-            ("id,arrival,ready,length,deadline\na,0,1,2,3\nb,0,1,x,3\n", "in.csv:3: length: `x` is not a number"),
-            ("id,arrival,ready,length,deadline\na,1,1,2,3\nb,0,1,1,3\n", "in.csv:3: request `b`: arrival 0 is earlier"),
-            ("id,arrival,ready,length,deadline\na,1,0.5,2,3\n", "in.csv:2: request `a`: ready time 0.5 is before"),
-            ("id,arrival,ready,length,deadline\na,0,1,-2,3\n", "in.csv:2: request `a`: length must be positive"),
-            ("id,arrival,ready,length,deadline\na,0,1,0.5,3\n", "in.csv:2: request `a`: length 0.5 is shorter"),
-            ("id,arrival,ready,length,deadline\na,0,1,2,2.5\n", "in.csv:2: request `a`: deadline 2.5 is before"),
-            ("id,arrival,ready,length,deadline\na,0,1,2,300\n", "in.csv:2: request `a`: deadline 300 is beyond"),
-            ("id,arrival,ready,length,deadline\na,0,1,2,3\na,0,1,2,3\n", "in.csv:3: duplicate id `a`"),
-            ("id,arrival,ready,length\na,0,1,2\n", "in.csv:1: missing column `deadline`"),
-            ("id,arrival,ready,length,deadline,x\n", "in.csv:1: unexpected column `x`"),
-            ("id,arrival,ready,length,deadline\na,0,1,2\n", "in.csv:2: expected 5 fields, found 4"),
-            ("id,arrival,ready,length,deadline\na,NaN,1,2,3\n", "in.csv:2: request `a`: arrival must be a finite"),
-            ("id,arrival,ready,length,deadline\n,0,1,2,3\n", "in.csv:2: empty id"),
+            (
+                "id,arrival,ready,length,deadline\na,0,1,2,3\nb,0,1,x,3\n",
+                "in.csv:3: length: `x` is not a number",
+            ),
+            (
+                "id,arrival,ready,length,deadline\na,1,1,2,3\nb,0,1,1,3\n",
+                "in.csv:3: request `b`: arrival 0 is earlier",
+            ),
+            (
+                "id,arrival,ready,length,deadline\na,1,0.5,2,3\n",
+                "in.csv:2: request `a`: ready time 0.5 is before",
+            ),
+            (
+                "id,arrival,ready,length,deadline\na,0,1,-2,3\n",
+                "in.csv:2: request `a`: length must be positive",
+            ),
+            (
+                "id,arrival,ready,length,deadline\na,0,1,0.5,3\n",
+                "in.csv:2: request `a`: length 0.5 is shorter",
+            ),
+            (
+                "id,arrival,ready,length,deadline\na,0,1,2,2.5\n",
+                "in.csv:2: request `a`: deadline 2.5 is before",
+            ),
+            (
+                "id,arrival,ready,length,deadline\na,0,1,2,300\n",
+                "in.csv:2: request `a`: deadline 300 is beyond",
+            ),
+            (
+                "id,arrival,ready,length,deadline\na,0,1,2,3\na,0,1,2,3\n",
+                "in.csv:3: duplicate id `a`",
+            ),
+            (
+                "id,arrival,ready,length\na,0,1,2\n",
+                "in.csv:1: missing column `deadline`",
+            ),
+            (
+                "id,arrival,ready,length,deadline,x\n",
+                "in.csv:1: unexpected column `x`",
+            ),
+            (
+                "id,arrival,ready,length,deadline\na,0,1,2\n",
+                "in.csv:2: expected 5 fields, found 4",
+            ),
+            (
+                "id,arrival,ready,length,deadline\na,NaN,1,2,3\n",
+                "in.csv:2: request `a`: arrival must be a finite",
+            ),
+            (
+                "id,arrival,ready,length,deadline\n,0,1,2,3\n",
+                "in.csv:2: empty id",
+            ),
+            (
+                "id,arrival,ready,length,deadline\na,-1,1,2,3\n",
+                "in.csv:2: request `a`: arrival -1 is negative",
+            ),
+            (
+                "id,arrival,ready,length,deadline\n# a comment\na,0,1,2,3\nb,0,1,z,3\n",
+                "in.csv:4: length: `z`",
+            ),
         ];
         for (text, want) in cases {
             let err = read(text).unwrap_err();
@@ -257,7 +388,8 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let (_, reqs) = read("id,arrival,ready,length,deadline\n0,0,1,2,3\n1,0.25,7.5,1.125,9\n").unwrap();
+        let (_, reqs) =
+            read("id,arrival,ready,length,deadline\n0,0,1,2,3\n1,0.25,7.5,1.125,9\n").unwrap();
         let mut buf = Vec::new();
         write_requests(&mut buf, &reqs).unwrap();
         let (_, again) = read(std::str::from_utf8(&buf).unwrap()).unwrap();

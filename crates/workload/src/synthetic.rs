@@ -31,9 +31,13 @@ impl ReadyOffset {
 
     /// Parses a config name.
     pub fn from_name(name: &str) -> Option<Self> {
-        [ReadyOffset::UniformToHorizon, ReadyOffset::Zero, ReadyOffset::UniformClipped]
-            .into_iter()
-            .find(|o| o.name() == name)
+        [
+            ReadyOffset::UniformToHorizon,
+            ReadyOffset::Zero,
+            ReadyOffset::UniformClipped,
+        ]
+        .into_iter()
+        .find(|o| o.name() == name)
     }
 }
 
@@ -67,7 +71,10 @@ impl ReservationWorkload {
             return Err(DistError::BadRange(self.tightness, 1.0));
         }
         if !(self.look_ahead.is_finite() && self.look_ahead >= self.sizes.max()) {
-            return Err(DistError::NotPositive("look-ahead (>= the largest job)", self.look_ahead));
+            return Err(DistError::NotPositive(
+                "look-ahead (>= the largest job)",
+                self.look_ahead,
+            ));
         }
         Ok(ReservationStream {
             workload: *self,
@@ -161,12 +168,19 @@ mod tests {
         let a: Vec<Request> = w.stream(&key).unwrap().take(100).collect();
         let b: Vec<Request> = w.stream(&key).unwrap().take(100).collect();
         assert_eq!(a, b);
-        assert!(a.iter().all(|r| r.window.deadline == r.window.ready + r.window.length));
+        assert!(
+            a.iter()
+                .all(|r| r.window.deadline == r.window.ready + r.window.length)
+        );
     }
 
     #[test]
     fn ready_offset_names_round_trip() {
-        for o in [ReadyOffset::UniformToHorizon, ReadyOffset::Zero, ReadyOffset::UniformClipped] {
+        for o in [
+            ReadyOffset::UniformToHorizon,
+            ReadyOffset::Zero,
+            ReadyOffset::UniformClipped,
+        ] {
             assert_eq!(ReadyOffset::from_name(o.name()), Some(o));
         }
     }

@@ -1,0 +1,230 @@
+//! `list`, `reproduce`, `merge` and `report`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use gridsched_repro::claims::Verdict;
+use gridsched_repro::{
+    Experiment, ExperimentResult, Project, Registry, RunOptions, Scale, report as repro_report,
+};
+
+fn registry() -> Result<Registry> {
+    gridsched_experiments::registry().context("loading the experiment entries")
+}
+
+fn project(root: Option<PathBuf>) -> Result<Project> {
+    match root {
+        Some(root) => Ok(Project { root }),
+        None => {
+            let cwd = std::env::current_dir().context("reading the current directory")?;
+            Project::discover(&cwd).context(
+                "not inside a gridsched checkout (no Cargo.toml + experiments/ above the current directory); pass --root DIR",
+            )
+        }
+    }
+}
+
+pub fn list() -> Result<()> {
+    let registry = registry()?;
+    println!("{:<22} {:<9} {:<7} TITLE", "ID", "DOCUMENT", "KIND");
+    for e in registry.all() {
+        println!(
+            "{:<22} {:<9} {:<7} {}",
+            e.spec.id, e.paper.seed, e.spec.kind, e.spec.title
+        );
+    }
+    Ok(())
+}
+
+fn parse_scale(s: &str) -> Result<Scale, String> {
+    Scale::from_name(s).ok_or_else(|| format!("unknown scale `{s}`; expected quick or paper"))
+}
+
+fn parse_shard(s: &str) -> Result<(u32, u32), String> {
+    let (k, n) = s.split_once('/').ok_or("expected k/N, e.g. 2/8")?;
+    let k: u32 = k
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{k}` is not a shard number"))?;
+    let n: u32 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{n}` is not a shard count"))?;
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("shard {k}/{n}: need 1 <= k <= N"));
+    }
+    Ok((k, n))
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Experiment ids (`castillo-fig-3.4`, or `fig-3.4` when unambiguous).
+    #[arg(required_unless_present = "all")]
+    ids: Vec<String>,
+    /// Reproduce every experiment.
+    #[arg(long, conflicts_with = "ids")]
+    all: bool,
+    /// quick (seconds per figure) or paper (the document's own scale).
+    #[arg(long, default_value = "quick", value_parser = parse_scale)]
+    scale: Scale,
+    /// Override the number of replications per point.
+    #[arg(long)]
+    reps: Option<u32>,
+    /// Override the number of jobs per replication.
+    #[arg(long)]
+    jobs: Option<u64>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Run only a deterministic 1/N of the work: shard k of N (1-based), e.g. 3/8.
+    #[arg(long, value_parser = parse_shard)]
+    shard: Option<(u32, u32)>,
+    /// Project root holding data/ and figures/ (default: found from the current directory).
+    #[arg(long)]
+    root: Option<PathBuf>,
+}
+
+fn selected<'a>(registry: &'a Registry, ids: &[String], all: bool) -> Result<Vec<&'a Experiment>> {
+    if all {
+        return Ok(registry.all().iter().collect());
+    }
+    let mut out: Vec<&Experiment> = Vec::new();
+    for id in ids {
+        let e = registry.resolve(id)?;
+        if !out.iter().any(|x| x.spec.id == e.spec.id) {
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
+pub fn reproduce(args: ReproduceArgs) -> Result<()> {
+    let registry = registry()?;
+    let experiments = selected(&registry, &args.ids, args.all)?;
+    let project = project(args.root)?;
+    let opts = RunOptions {
+        scale: Some(args.scale),
+        replications: args.reps,
+        jobs: args.jobs,
+        threads: args.threads,
+        shard: args.shard,
+        progress: true,
+        journal_dir: None,
+    };
+    let results = gridsched_repro::reproduce(&experiments, &opts, Some(&project))?;
+    for (exp, result) in experiments.iter().zip(&results) {
+        print_result(exp, result, &project);
+    }
+    Ok(())
+}
+
+fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
+    let rel = |p: &PathBuf| {
+        p.strip_prefix(&project.root)
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    };
+    let resumed = if r.resumed > 0 {
+        format!(", {} runs resumed from a journal", r.resumed)
+    } else {
+        String::new()
+    };
+    println!(
+        "{} — {} ({} scale: {} runs x {} jobs per point; {:.1} s{resumed})",
+        exp.spec.id,
+        exp.spec.title,
+        r.scale.name(),
+        r.size.replications,
+        r.size.jobs,
+        r.wall_seconds
+    );
+    if let Some((k, n)) = r.shard {
+        println!(
+            "  shard {k}/{n}: {} runs; combine the shards with `gridsched merge {}`",
+            r.computed, exp.spec.id
+        );
+    }
+    for c in &r.claims {
+        let soft = if c.soft && c.verdict != Verdict::SoftFail {
+            " (soft)"
+        } else {
+            ""
+        };
+        println!("  {:<9} {}{soft}: {}", c.verdict.as_str(), c.id, c.summary);
+    }
+    if !r.claims.is_empty() {
+        let count = |v: Verdict| r.claims.iter().filter(|c| c.verdict == v).count();
+        println!(
+            "  claims: {} PASS, {} FAIL, {} SOFT-FAIL, {} SKIP",
+            count(Verdict::Pass),
+            count(Verdict::Fail),
+            count(Verdict::SoftFail),
+            count(Verdict::Skip)
+        );
+    }
+    for f in &r.files {
+        println!("  wrote {}", rel(f));
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Experiment ids whose shards to combine.
+    #[arg(required_unless_present = "all")]
+    ids: Vec<String>,
+    /// Merge every experiment that has shard files.
+    #[arg(long, conflicts_with = "ids")]
+    all: bool,
+    #[arg(long, default_value = "paper", value_parser = parse_scale)]
+    scale: Scale,
+    #[arg(long)]
+    root: Option<PathBuf>,
+}
+
+pub fn merge(args: MergeArgs) -> Result<()> {
+    let registry = registry()?;
+    let project = project(args.root)?;
+    let experiments = selected(&registry, &args.ids, args.all)?;
+    let mut merged = 0;
+    for exp in experiments {
+        match gridsched_repro::reproduce::merge(exp, args.scale, &project)? {
+            Some(result) => {
+                print_result(exp, &result, &project);
+                merged += 1;
+            }
+            None if !args.all => bail!(
+                "{}: no shard files for {} scale under data/{}/shards/",
+                exp.spec.id,
+                args.scale.name(),
+                exp.paper.key
+            ),
+            None => {}
+        }
+    }
+    if merged == 0 {
+        bail!("no shard files found");
+    }
+    Ok(())
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Output file (default: REPRODUCTION.md at the project root).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[arg(long)]
+    root: Option<PathBuf>,
+}
+
+pub fn report(args: ReportArgs) -> Result<()> {
+    let registry = registry()?;
+    let project = project(args.root)?;
+    let out = args
+        .out
+        .unwrap_or_else(|| project.root.join("REPRODUCTION.md"));
+    let summary = repro_report::write_report(&registry, &project, &out)?;
+    println!("wrote {} ({summary})", out.display());
+    Ok(())
+}

@@ -1,0 +1,3 @@
+//! The models behind the experiment entries, one module per document chapter.
+
+pub mod castillo_ch3;

@@ -1,0 +1,239 @@
+//! Result files: per-run CSV, summary CSV, provenance sidecar — written atomically.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::HarnessError;
+use crate::registry::Experiment;
+use crate::spec::Scale;
+use crate::table::{Lookup, RunValue, SummaryTable};
+
+/// Header of the per-run CSV (Castillo spec §5): one row per (point, series, run, metric).
+/// `variant` holds the scale; `algorithm` the series name.
+pub const RUNS_HEADER: [&str; 8] = [
+    "experiment",
+    "variant",
+    "point_param",
+    "point_value",
+    "algorithm",
+    "run",
+    "metric",
+    "value",
+];
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
+/// reader (or an interrupted run) never sees a half-written file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(dir, e))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| HarnessError::io(dir, e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| HarnessError::io(path, e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| HarnessError::io(path, e))?;
+    tmp.persist(path)
+        .map_err(|e| HarnessError::io(path, e.error))?;
+    Ok(())
+}
+
+/// Sorts values into the canonical order: axis value, series (sweep order), run, metric
+/// (experiment order). Sharded and unsharded runs write identical files because of it.
+pub fn canonical_sort(exp: &Experiment, values: &mut [RunValue]) {
+    let series_rank = |s: &str| {
+        exp.sweep
+            .series
+            .iter()
+            .position(|x| x.name == s)
+            .unwrap_or(usize::MAX)
+    };
+    let metric_rank = |m: &str| {
+        exp.spec
+            .metrics
+            .iter()
+            .position(|x| x == m)
+            .unwrap_or(usize::MAX)
+    };
+    values.sort_by(|a, b| {
+        a.x.total_cmp(&b.x)
+            .then(series_rank(&a.series).cmp(&series_rank(&b.series)))
+            .then(a.run.cmp(&b.run))
+            .then(metric_rank(&a.metric).cmp(&metric_rank(&b.metric)))
+    });
+}
+
+/// The per-run CSV of an experiment (only its own metrics, canonical order).
+pub fn runs_csv(
+    exp: &Experiment,
+    scale: Scale,
+    values: &[RunValue],
+) -> Result<Vec<u8>, HarnessError> {
+    let mut rows: Vec<RunValue> = values
+        .iter()
+        .filter(|v| exp.spec.metrics.contains(&v.metric))
+        .cloned()
+        .collect();
+    canonical_sort(exp, &mut rows);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let csv_err = |e: csv::Error| HarnessError::Data(e.to_string());
+    w.write_record(RUNS_HEADER).map_err(csv_err)?;
+    for v in &rows {
+        w.write_record([
+            exp.spec.id.as_str(),
+            scale.name(),
+            exp.sweep.axis.parameter.as_str(),
+            &v.x.to_string(),
+            &v.series,
+            &v.run.to_string(),
+            &v.metric,
+            &v.value.to_string(),
+        ])
+        .map_err(csv_err)?;
+    }
+    w.into_inner()
+        .map_err(|e| HarnessError::Data(e.to_string()))
+}
+
+/// Reads a per-run CSV back (for `report` and `merge`).
+pub fn read_runs_csv(path: &Path) -> Result<(String, Scale, Vec<RunValue>), HarnessError> {
+    let name = path.display().to_string();
+    let bad = |line: u64, m: String| HarnessError::Data(format!("{name}:{line}: {m}"));
+    let mut r =
+        csv::Reader::from_path(path).map_err(|e| HarnessError::Data(format!("{name}: {e}")))?;
+    let header = r.headers().map_err(|e| bad(1, e.to_string()))?.clone();
+    if header.iter().ne(RUNS_HEADER) {
+        return Err(bad(
+            1,
+            format!("unexpected header; expected {}", RUNS_HEADER.join(",")),
+        ));
+    }
+    let (mut id, mut scale) = (String::new(), None);
+    let mut values = Vec::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| bad(e.position().map_or(0, |p| p.line()), e.to_string()))?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let s = Scale::from_name(&rec[1])
+            .ok_or_else(|| bad(line, format!("unknown scale `{}`", &rec[1])))?;
+        if scale.is_some_and(|x| x != s) || (!id.is_empty() && id != rec[0]) {
+            return Err(bad(
+                line,
+                "rows of different experiments or scales in one file".into(),
+            ));
+        }
+        (id, scale) = (rec[0].to_string(), Some(s));
+        let num = |i: usize| {
+            rec[i]
+                .parse::<f64>()
+                .map_err(|_| bad(line, format!("`{}` is not a number", &rec[i])))
+        };
+        values.push(RunValue {
+            x: num(3)?,
+            series: rec[4].to_string(),
+            run: rec[5]
+                .parse()
+                .map_err(|_| bad(line, format!("`{}` is not a run number", &rec[5])))?,
+            metric: rec[6].to_string(),
+            value: num(7)?,
+        });
+    }
+    let scale = scale.ok_or_else(|| bad(2, "no rows".into()))?;
+    Ok((id, scale, values))
+}
+
+/// The summary CSV: mean and 95% CI half-width per (point, series, metric).
+pub fn summary_csv(exp: &Experiment, table: &SummaryTable) -> Result<Vec<u8>, HarnessError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let csv_err = |e: csv::Error| HarnessError::Data(e.to_string());
+    w.write_record([
+        "point_param",
+        "point_value",
+        "algorithm",
+        "metric",
+        "mean",
+        "ci95_half_width",
+        "runs",
+    ])
+    .map_err(csv_err)?;
+    for x in table.xs() {
+        for series in &exp.sweep.series {
+            for metric in &exp.spec.metrics {
+                if let Some(c) = table.cell(metric, &series.name, x) {
+                    w.write_record([
+                        exp.sweep.axis.parameter.clone(),
+                        x.to_string(),
+                        series.name.clone(),
+                        metric.clone(),
+                        c.mean.to_string(),
+                        c.half_width.to_string(),
+                        c.runs.to_string(),
+                    ])
+                    .map_err(csv_err)?;
+                }
+            }
+        }
+    }
+    w.into_inner()
+        .map_err(|e| HarnessError::Data(e.to_string()))
+}
+
+/// Provenance of a result file (a sidecar: it holds the wall time, which is not reproducible).
+#[derive(Debug, Clone, Serialize)]
+pub struct Provenance {
+    pub experiment: String,
+    pub scale: String,
+    pub gridsched_version: String,
+    pub git_revision: String,
+    pub sweep: String,
+    pub seed: u64,
+    pub replications: u32,
+    pub jobs_per_replication: u64,
+    pub axis_parameter: String,
+    pub axis_values: Vec<f64>,
+    pub wall_seconds: f64,
+    pub work_items_computed: usize,
+    pub work_items_resumed: usize,
+    pub threads: usize,
+    pub machine: String,
+    pub command: String,
+}
+
+/// The current git revision of the project (with `-dirty` if the tree has changes), or
+/// `unknown` outside a git checkout.
+pub fn git_revision(root: &Path) -> String {
+    let run = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match run(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(rev) => {
+            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            if dirty { format!("{rev}-dirty") } else { rev }
+        }
+        None => "unknown".to_string(),
+    }
+}
+
+/// A one-line description of this machine (CPU model and core count), for provenance.
+pub fn machine_description() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{cpu}, {cores} cores, {}", std::env::consts::OS)
+}

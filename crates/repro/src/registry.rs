@@ -1,0 +1,222 @@
+//! The set of experiment entries, loaded from `experiments/<paper>/*.toml`.
+
+use std::collections::BTreeMap;
+
+use crate::HarnessError;
+use crate::claims::{ParsedClaim, parse_claim};
+use crate::model::{ParamSet, model_named};
+use crate::papers::{Paper, paper_of};
+use crate::spec::{ExperimentSpec, SweepRef, SweepSpec};
+
+/// One loaded experiment: its entry, its resolved sweep and its parsed claims.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    pub spec: ExperimentSpec,
+    pub sweep: SweepSpec,
+    pub claims: Vec<ParsedClaim>,
+    pub paper: &'static Paper,
+    /// File the entry came from (relative to `experiments/`).
+    pub source: String,
+}
+
+impl Experiment {
+    /// The id without its paper prefix (`fig-3.4`), used in file names.
+    pub fn short_id(&self) -> &str {
+        self.spec
+            .id
+            .strip_prefix(self.paper.key)
+            .and_then(|s| s.strip_prefix('-'))
+            .unwrap_or(&self.spec.id)
+    }
+}
+
+/// All experiments, sorted by id.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    experiments: Vec<Experiment>,
+}
+
+impl Registry {
+    /// Loads entries from `(path, text)` pairs; paths under a `sweeps/` folder are sweep files,
+    /// the others experiment entries. Every entry is validated against its model.
+    pub fn from_sources(sources: &[(&str, &str)]) -> Result<Self, HarnessError> {
+        let mut sweeps: BTreeMap<String, SweepSpec> = BTreeMap::new();
+        for (path, text) in sources.iter().filter(|(p, _)| is_sweep_file(p)) {
+            let sweep: SweepSpec = toml::from_str(text)
+                .map_err(|e| HarnessError::Spec(format!("experiments/{path}: {e}")))?;
+            if sweeps.insert(sweep.name.clone(), sweep).is_some() {
+                return Err(HarnessError::Spec(format!(
+                    "experiments/{path}: duplicate sweep name"
+                )));
+            }
+        }
+        let mut experiments = Vec::new();
+        for (path, text) in sources.iter().filter(|(p, _)| !is_sweep_file(p)) {
+            let fail = |m: String| HarnessError::Spec(format!("experiments/{path}: {m}"));
+            let spec: ExperimentSpec = toml::from_str(text).map_err(|e| fail(e.to_string()))?;
+            let paper = paper_of(&spec.id)
+                .ok_or_else(|| fail(format!("id `{}` does not start with a paper key", spec.id)))?;
+            let sweep = match &spec.sweep {
+                SweepRef::Named(name) => sweeps
+                    .get(name)
+                    .cloned()
+                    .ok_or_else(|| fail(format!("unknown sweep `{name}`")))?,
+                SweepRef::Inline(s) => (**s).clone(),
+            };
+            validate(&spec, &sweep).map_err(fail)?;
+            let claims = spec
+                .claims
+                .iter()
+                .map(parse_claim)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| fail(e.to_string()))?;
+            experiments.push(Experiment {
+                spec,
+                sweep,
+                claims,
+                paper,
+                source: path.to_string(),
+            });
+        }
+        experiments.sort_by_key(|e| natural_key(&e.spec.id));
+        for pair in experiments.windows(2) {
+            if pair[0].spec.id == pair[1].spec.id {
+                return Err(HarnessError::Spec(format!(
+                    "duplicate experiment id `{}`",
+                    pair[0].spec.id
+                )));
+            }
+        }
+        // Inline sweeps must not reuse a name with different content: the name keys the RNG.
+        let mut by_name: BTreeMap<&str, &SweepSpec> = BTreeMap::new();
+        for e in &experiments {
+            if let Some(other) = by_name.insert(&e.sweep.name, &e.sweep)
+                && other != &e.sweep
+            {
+                return Err(HarnessError::Spec(format!(
+                    "two different sweeps are named `{}`",
+                    e.sweep.name
+                )));
+            }
+        }
+        Ok(Registry { experiments })
+    }
+
+    /// All experiments.
+    pub fn all(&self) -> &[Experiment] {
+        &self.experiments
+    }
+
+    /// Resolves a full id (`castillo-fig-3.4`) or a bare one (`fig-3.4`) when exactly one
+    /// experiment matches.
+    pub fn resolve(&self, id: &str) -> Result<&Experiment, HarnessError> {
+        if let Some(e) = self.experiments.iter().find(|e| e.spec.id == id) {
+            return Ok(e);
+        }
+        let matches: Vec<&Experiment> = self
+            .experiments
+            .iter()
+            .filter(|e| e.short_id() == id)
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok(one),
+            [] => Err(HarnessError::Usage(format!(
+                "no experiment `{id}`; `gridsched list` shows them all"
+            ))),
+            many => Err(HarnessError::Usage(format!(
+                "`{id}` is ambiguous; candidates: {}",
+                many.iter()
+                    .map(|e| e.spec.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+}
+
+fn is_sweep_file(path: &str) -> bool {
+    path.split('/').any(|part| part == "sweeps")
+}
+
+/// Sorts `fig-3.10` after `fig-3.9`.
+fn natural_key(id: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut num = String::new();
+    for c in id.chars() {
+        if c.is_ascii_digit() {
+            num.push(c);
+        } else {
+            if !num.is_empty() || !text.is_empty() {
+                out.push((std::mem::take(&mut text), num.parse().unwrap_or(0)));
+                num.clear();
+            }
+            text.push(c);
+        }
+    }
+    out.push((text, num.parse().unwrap_or(0)));
+    out
+}
+
+fn validate(spec: &ExperimentSpec, sweep: &SweepSpec) -> Result<(), String> {
+    sweep.validate()?;
+    let model =
+        model_named(&sweep.model).ok_or_else(|| format!("unknown model `{}`", sweep.model))?;
+    for series in &sweep.series {
+        let mut params = ParamSet::merged(&[&sweep.parameters, &series.parameters]);
+        params.set(&sweep.axis.parameter, toml::Value::Float(0.0));
+        params
+            .check_known(model.as_ref())
+            .map_err(|e| format!("series `{}`: {e}", series.name))?;
+    }
+    if !["figure", "table"].contains(&spec.kind.as_str()) {
+        return Err(format!(
+            "kind must be `figure` or `table`, got `{}`",
+            spec.kind
+        ));
+    }
+    if spec.metrics.is_empty() {
+        return Err("`metrics` is empty".into());
+    }
+    for m in spec.metrics.iter().chain(spec.floors.keys()) {
+        if !model.metrics().contains(&m.as_str()) {
+            return Err(format!(
+                "model `{}` has no metric `{m}`; it measures {}",
+                model.name(),
+                model.metrics().join(", ")
+            ));
+        }
+    }
+    if !spec.metrics.contains(&spec.plot.metric) {
+        return Err(format!(
+            "plot metric `{}` is not in `metrics`",
+            spec.plot.metric
+        ));
+    }
+    if let Some(list) = &spec.plot.series {
+        for s in list {
+            if !sweep.series.iter().any(|x| &x.name == s) {
+                return Err(format!(
+                    "plot series `{s}` is not a series of sweep `{}`",
+                    sweep.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order() {
+        let mut ids = vec!["castillo-fig-3.10", "castillo-fig-3.9", "castillo-fig-3.4"];
+        ids.sort_by_key(|a| natural_key(a));
+        assert_eq!(
+            ids,
+            ["castillo-fig-3.4", "castillo-fig-3.9", "castillo-fig-3.10"]
+        );
+    }
+}
