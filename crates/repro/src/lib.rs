@@ -16,6 +16,7 @@ pub mod registry;
 pub mod report;
 pub mod reproduce;
 pub mod runner;
+pub mod snapshot;
 pub mod spec;
 pub mod table;
 
