@@ -24,7 +24,12 @@ pub fn snapshot_text(exp: &Experiment, result: &ExperimentResult) -> String {
     .ok();
     let series: Vec<&str> = exp.sweep.series.iter().map(|s| s.name.as_str()).collect();
     for metric in &exp.spec.metrics {
-        writeln!(t, "\n{metric} (mean ± 95% CI half-width) by {}:", exp.sweep.axis.parameter).ok();
+        writeln!(
+            t,
+            "\n{metric} (mean ± 95% CI half-width) by {}:",
+            exp.sweep.axis.parameter
+        )
+        .ok();
         writeln!(t, "{:>8} | {}", "x", series.join(" | ")).ok();
         for x in result.table.xs() {
             let cells: Vec<String> = series

@@ -1,0 +1,248 @@
+//! End-to-end tests of the `gridsched` binary.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use gridsched_reservation::{ReservationScheduler, ScheduleAudit, SchedulerConfig, Strategy};
+use gridsched_sim::{BoundedPareto, StreamKey};
+use gridsched_workload::{
+    ReadyOffset, RequestLimits, ReservationWorkload, read_requests, write_requests,
+};
+
+fn gridsched(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gridsched"))
+        .args(args)
+        .output()
+        .expect("run gridsched")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).to_string()
+}
+
+#[test]
+fn list_shows_every_chapter_3_figure() {
+    let out = gridsched(&["list"]);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    for id in ["castillo-fig-3.4", "castillo-fig-3.7", "castillo-fig-3.10"] {
+        assert!(stdout.contains(id), "{stdout}");
+    }
+}
+
+#[test]
+fn unknown_experiment_is_an_error() {
+    let out = gridsched(&["reproduce", "fig-99.9"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no experiment `fig-99.9`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn reproduce_writes_csv_svg_and_prints_claims() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let out = gridsched(&[
+        "reproduce",
+        "fig-3.4",
+        "--root",
+        root,
+        "--reps",
+        "2",
+        "--jobs",
+        "500",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("3.4b"), "{stdout}");
+    assert!(stdout.contains("claims:"), "{stdout}");
+    for f in [
+        "data/castillo/fig-3.4.quick.csv",
+        "data/castillo/fig-3.4.quick.summary.csv",
+        "figures/castillo/fig-3.4.quick.svg",
+    ] {
+        assert!(dir.path().join(f).is_file(), "{f} missing");
+    }
+    let csv = std::fs::read_to_string(dir.path().join("data/castillo/fig-3.4.quick.csv")).unwrap();
+    assert!(
+        csv.starts_with("experiment,variant,point_param,point_value,algorithm,run,metric,value\n")
+    );
+    // The report picks the quick result up.
+    let out = gridsched(&["report", "--root", root]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = std::fs::read_to_string(dir.path().join("REPRODUCTION.md")).unwrap();
+    assert!(report.contains("castillo-fig-3.4"));
+    assert!(report.contains("figures/castillo/fig-3.4.quick.svg"));
+    assert!(report.contains("Not run yet: `cargo reproduce castillo-fig-3.5`"));
+}
+
+fn write_stream(path: &Path, jobs: usize) {
+    let workload = ReservationWorkload {
+        servers: 20,
+        load: 0.9,
+        sizes: BoundedPareto::new(1.0, 50.0, 1.2).unwrap(),
+        look_ahead: 200.0,
+        tightness: 0.1,
+        ready_offset: ReadyOffset::default(),
+    };
+    let requests: Vec<_> = workload
+        .stream(&StreamKey::new(5, "cli-test"))
+        .unwrap()
+        .take(jobs)
+        .collect();
+    write_requests(std::fs::File::create(path).unwrap(), &requests).unwrap();
+}
+
+/// 100,000 requests: the output is valid, in input order, and equals the library's decisions.
+#[test]
+fn schedule_reservation_handles_a_large_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("requests.csv");
+    let output = dir.path().join("out.csv");
+    write_stream(&input, 100_000);
+    for strategy in ["min-lip", "lact"] {
+        let out = gridsched(&[
+            "schedule",
+            "reservation",
+            "--strategy",
+            strategy,
+            "--servers",
+            "20",
+            "--requests",
+            input.to_str().unwrap(),
+            "--out",
+            output.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("100000 requests"),
+            "{}",
+            text(&out.stderr)
+        );
+
+        let file = read_requests(&input, &RequestLimits::default()).unwrap();
+        let mut scheduler = ReservationScheduler::new(SchedulerConfig::new(
+            20,
+            strategy.parse::<Strategy>().unwrap(),
+        ))
+        .unwrap();
+        let mut audit = ScheduleAudit::new();
+        let mut reader = csv::Reader::from_path(&output).unwrap();
+        assert_eq!(
+            reader.headers().unwrap(),
+            vec!["id", "accepted", "server", "start", "end"]
+        );
+        let mut rows = 0;
+        for (i, (rec, req)) in reader.records().zip(&file.requests).enumerate() {
+            let rec = rec.unwrap();
+            assert_eq!(&rec[0], file.ids[i]);
+            let expected = scheduler.submit(req.arrival, &req.window).unwrap();
+            audit.record(i, req, expected.as_ref());
+            match expected {
+                Some(b) => {
+                    assert_eq!(&rec[1], "true");
+                    assert_eq!(rec[2].parse::<u32>().unwrap(), b.server);
+                    assert_eq!(rec[3].parse::<f64>().unwrap(), b.start);
+                    assert_eq!(rec[4].parse::<f64>().unwrap(), b.end);
+                }
+                None => assert_eq!((&rec[1], &rec[2], &rec[3]), ("false", "", "")),
+            }
+            rows += 1;
+        }
+        assert_eq!(rows, 100_000);
+        assert_eq!(audit.violations(), Vec::<String>::new());
+    }
+}
+
+#[test]
+fn bad_input_names_file_and_line_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "id,arrival,ready,length,deadline\na,0,1,2,5\nb,1,2,oops,9\n",
+            ":3: length: `oops` is not a number",
+        ),
+        (
+            "id,arrival,ready,length,deadline\na,2,3,2,6\nb,1,2,2,9\n",
+            ":3: request `b`: arrival 1 is earlier",
+        ),
+        (
+            "id,arrival,ready,length,deadline\na,0,3,2,4\n",
+            ":2: request `a`: deadline 4 is before ready + length",
+        ),
+        (
+            "id,arrival,ready,length,deadline\na,0,3,-2,4\n",
+            ":2: request `a`: length must be positive",
+        ),
+        (
+            "id,arrival,ready,length,deadline\na,0,3,2,5,7\n",
+            ":2: expected 5 fields, found 6",
+        ),
+        ("id,arrival,ready\n", ":1: missing column `length`"),
+        ("\u{0}\u{1}garbage", ":1:"),
+    ];
+    for (i, (content, want)) in cases.iter().enumerate() {
+        let input = dir.path().join(format!("bad{i}.csv"));
+        std::fs::write(&input, content).unwrap();
+        let output = dir.path().join(format!("out{i}.csv"));
+        let out = gridsched(&[
+            "schedule",
+            "reservation",
+            "--strategy",
+            "first-fit",
+            "--servers",
+            "3",
+            "--requests",
+            input.to_str().unwrap(),
+            "--out",
+            output.to_str().unwrap(),
+        ]);
+        let stderr = text(&out.stderr);
+        assert!(!out.status.success(), "case {i} succeeded");
+        assert!(
+            stderr.contains(&format!("bad{i}.csv{want}")),
+            "case {i}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "case {i}: {stderr}");
+        assert!(!output.exists(), "case {i} wrote an output file");
+    }
+    let out = gridsched(&[
+        "schedule",
+        "reservation",
+        "--strategy",
+        "first-fit",
+        "--servers",
+        "0",
+        "--requests",
+        "x",
+        "--out",
+        "y",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("at least 1"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = gridsched(&[
+        "schedule",
+        "reservation",
+        "--strategy",
+        "worst-fit",
+        "--servers",
+        "2",
+        "--requests",
+        "x",
+        "--out",
+        "y",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("unknown strategy `worst-fit`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
