@@ -539,11 +539,20 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
             Op::Remove(i) => {
                 let ps = linear.periods();
                 if !ps.is_empty() {
-                    let p = ps[i % ps.len()];
+                    let mut p = ps[i % ps.len()];
+                    if i % 3 == 0 {
+                        // Periods are matched by (start, server) only: a wrong end must work.
+                        p.end = if p.is_tail() {
+                            p.start + 1.0
+                        } else {
+                            p.end + 0.5
+                        };
+                    }
                     assert!(linear.remove(&p));
                     assert!(start.remove(&p), "op {k}: start lost {p}");
                     assert!(end.remove(&p), "op {k}: end lost {p}");
                     assert!(facade.remove(&p), "op {k}: facade lost {p}");
+                    assert!(!end.remove(&p), "op {k}: end removed {p} twice");
                 }
             }
             Op::Advance(dt) => {

@@ -506,21 +506,33 @@ impl StartStripIndex {
         let r2_lo = |e: &IdlePeriod| e.start >= w.ready;
         let r2_hi = |e: &IdlePeriod| e.start <= w.latest_start;
         let mut best = None;
-        for (slot, a, b) in self.ascending(StripId::MIN, p.max(p2)) {
-            let root = self.forest.summary(slot.avl).expect("non-empty slot");
-            let c1 = Cover::at_most(a, b, p);
-            // O(1) skip of a whole R1 strip by its max-end pointer.
-            if c1 == Cover::Part || (c1 == Cover::All && root.max_end >= w.earliest_end) {
-                let cand =
-                    bf.shortest_ending_after(&slot.bf, None, bound(c1, &r1_hi), w.earliest_end);
-                best = pick(best, cand, shorter);
-            }
+        // R2 first (strips p..=p'): it usually yields a short candidate that prunes R1.
+        for (slot, a, b) in self.ascending(p, p2) {
             let (lo, hi) = (Cover::at_least(a, b, p), Cover::at_most(a, b, p2));
             let c2 = lo.and(hi);
+            let root = self.forest.summary(slot.avl).expect("non-empty slot");
             // O(1) skip of a whole R2 strip by its max-length pointer.
             if c2 == Cover::Part || (c2 == Cover::All && root.longest.len() >= w.min_len) {
                 let cand =
                     bf.shortest_at_least(&slot.bf, bound(lo, &r2_lo), bound(hi, &r2_hi), w.min_len);
+                best = pick(best, cand, shorter);
+            }
+        }
+        // R1 from the ready time's strip downwards, then T0. A period of a strip <= b starts
+        // before strip_start(b + 1) (one more strip of margin absorbs rounding in strip_of),
+        // so it is at least `earliest_end - strip_start(b + 2)` long: once that bound exceeds
+        // the best length found, no earlier strip can win, not even a tie.
+        for (slot, a, b) in self.descending(StripId::MIN, p) {
+            let bound_len = w.earliest_end - geo.strip_start(b.saturating_add(2));
+            if best.is_some_and(|x: IdlePeriod| bound_len > x.len()) {
+                break;
+            }
+            let c1 = Cover::at_most(a, b, p);
+            let root = self.forest.summary(slot.avl).expect("non-empty slot");
+            // O(1) skip of a whole R1 strip by its max-end pointer.
+            if c1 == Cover::Part || (c1 == Cover::All && root.max_end >= w.earliest_end) {
+                let cand =
+                    bf.shortest_ending_after(&slot.bf, None, bound(c1, &r1_hi), w.earliest_end);
                 best = pick(best, cand, shorter);
             }
         }
