@@ -236,3 +236,18 @@ fn f3_3_per_strip_tree_query() {
         ],
     );
 }
+
+/// The scheduler keeps its index as `Box<dyn IdlePeriodIndex + Send>`.
+#[test]
+fn tree_indexes_are_send() {
+    fn boxed<T: IdlePeriodIndex + Send + 'static>(t: T) -> Box<dyn IdlePeriodIndex + Send> {
+        Box::new(t)
+    }
+    let config = TreeConfig::new(StripGeometry::for_min_length(1.0, 4), 200.0);
+    let all = [
+        boxed(StartStripIndex::with_best_fit(config)),
+        boxed(EndStripIndex::new(config)),
+        boxed(TreeIndex::new(config, &[Rule::EarliestFeasible])),
+    ];
+    assert!(all.iter().all(|ix| ix.is_empty()));
+}

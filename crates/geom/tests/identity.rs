@@ -75,6 +75,9 @@ struct Params {
 struct Stats {
     queries: [u64; RULES.len()],
     hits: [u64; RULES.len()],
+    /// Operations counted by the linear index and by the tree index that indexes the rule.
+    linear_ops: [u64; RULES.len()],
+    tree_ops: [u64; RULES.len()],
     carved: u64,
     /// Sum over compared arrivals of the number of live periods.
     live: u64,
@@ -85,6 +88,8 @@ impl Stats {
         for i in 0..RULES.len() {
             self.queries[i] += o.queries[i];
             self.hits[i] += o.hits[i];
+            self.linear_ops[i] += o.linear_ops[i];
+            self.tree_ops[i] += o.tree_ops[i];
         }
         self.carved += o.carved;
         self.live += o.live;
@@ -273,12 +278,18 @@ impl Sim {
         self.stats.live += self.linear.len() as u64;
         let mut answers = Vec::with_capacity(RULES.len());
         for (i, rule) in RULES.iter().enumerate() {
+            let ops = (
+                self.linear.operations(),
+                self.start.operations() + self.end.operations(),
+            );
             let want = self.linear.select(*rule, &w);
             let got = [
                 StartStripIndex::supports(*rule).then(|| self.start.select(*rule, &w)),
                 EndStripIndex::supports(*rule).then(|| self.end.select(*rule, &w)),
-                Some(self.facade.select(*rule, &w)),
             ];
+            self.stats.linear_ops[i] += self.linear.operations() - ops.0;
+            self.stats.tree_ops[i] += self.start.operations() + self.end.operations() - ops.1;
+            let got = [got[0], got[1], Some(self.facade.select(*rule, &w))];
             for (j, g) in got.into_iter().enumerate() {
                 if let Some(g) = g
                     && bits(g) != bits(want)
@@ -410,10 +421,12 @@ fn report(name: &str, s: &Stats) {
     );
     for (i, rule) in RULES.iter().enumerate() {
         eprintln!(
-            "  {:<60} {:>8} queries {:>8} hits",
+            "  {:<60} {:>8} queries {:>8} hits {:>9.1} linear ops/query {:>7.1} tree ops/query",
             format!("{rule:?}"),
             s.queries[i],
-            s.hits[i]
+            s.hits[i],
+            s.linear_ops[i] as f64 / s.queries[i].max(1) as f64,
+            s.tree_ops[i] as f64 / s.queries[i].max(1) as f64,
         );
     }
 }
@@ -443,6 +456,14 @@ fn identical_twenty_servers() {
 fn identical_five_hundred_servers() {
     let s = streams(500, 6_000, 2_000, 100, 500);
     report("n = 500", &s);
+    // Efficiency: the tree indexes touch O(strips + log n) nodes, not O(V).
+    for (i, rule) in RULES.iter().enumerate() {
+        let (lin, tree) = (s.linear_ops[i] as f64, s.tree_ops[i] as f64);
+        assert!(
+            tree * 8.0 < lin,
+            "{rule:?}: tree {tree} ops vs linear {lin}"
+        );
+    }
     assert!(s.queries.iter().all(|q| *q >= 12_000));
 }
 
