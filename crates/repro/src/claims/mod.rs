@@ -21,6 +21,7 @@
 //! | `where`  | optional boolean expression over `x` and constants selecting the points in scope (default: all points of the table) |
 //! | `holds`  | optional: how many in-scope points must satisfy `expect`: `"all"` (default), `"any"`, `">= K"` (K points) or `">= P%"` (at least ⌈P·N/100⌉ of the N in-scope points) |
 //! | `soft`   | optional, default `false`: a soft claim depends on an interpretation or mismatched data; it is reported (SOFT-FAIL) but never fails a build |
+//! | `if_fails` | optional: the likely reason, found by investigation, why the claim does not reproduce; the report shows it next to a FAIL or SOFT-FAIL |
 //! | `scale`  | optional: `"any"` (default) or `"paper"`: a paper claim (e.g. an absolute "≈ 0" or "< 1%") is only judged at paper scale; elsewhere it is SKIP with the reason "absolute claim needs paper-scale precision" |
 //!
 //! Unknown fields are rejected. Tip: write expressions as TOML literal strings (`'...'`) when they contain `"`,
@@ -152,6 +153,10 @@ pub struct ClaimSpec {
     /// `"any"` (default) or `"paper"` (judged only at paper scale).
     #[serde(default)]
     pub scale: Option<String>,
+    /// The likely reason, found by investigation, why this claim does not reproduce; shown
+    /// next to a FAIL / SOFT-FAIL in the report (never used to change a verdict).
+    #[serde(default)]
+    pub if_fails: Option<String>,
 }
 
 impl ClaimSpec {
@@ -166,6 +171,7 @@ impl ClaimSpec {
             holds: None,
             soft: false,
             scale: None,
+            if_fails: None,
         }
     }
 }
