@@ -55,6 +55,11 @@ struct PNode {
     left: NodeId,
     right: NodeId,
     size: u32,
+    /// Subtree summaries used to skip canonical pieces without searching their secondaries:
+    /// latest end, longest and shortest length.
+    max_end: Time,
+    max_len: Time,
+    min_len: Time,
     /// Root of `t^e` over the subtree (NIL when `size < SECONDARY_MIN`).
     by_end: NodeId,
     /// Root of `t^l` over the subtree (NIL when `size < SECONDARY_MIN`).
@@ -132,6 +137,9 @@ impl BestFitForest {
             left: NIL,
             right: NIL,
             size: 1,
+            max_end: elem.end,
+            max_len: elem.len(),
+            min_len: elem.len(),
             by_end: NIL,
             by_len: NIL,
         };
@@ -147,6 +155,31 @@ impl BestFitForest {
                 id
             }
         }
+    }
+
+    /// Recomputes the summaries of `id` from its period and its children.
+    fn fix(&mut self, id: NodeId) {
+        let node = self.n(id);
+        let (mut max_end, mut max_len, mut min_len) =
+            (node.elem.end, node.elem.len(), node.elem.len());
+        for c in [node.left, node.right] {
+            if c != NIL {
+                let c = self.n(c);
+                if c.max_end > max_end {
+                    max_end = c.max_end;
+                }
+                if c.max_len > max_len {
+                    max_len = c.max_len;
+                }
+                if c.min_len < min_len {
+                    min_len = c.min_len;
+                }
+            }
+        }
+        let node = self.n_mut(id);
+        node.max_end = max_end;
+        node.max_len = max_len;
+        node.min_len = min_len;
     }
 
     /// Frees a node and its secondaries (not its children).
@@ -222,6 +255,9 @@ impl BestFitForest {
                 break;
             }
             cur = next;
+        }
+        for &v in path.iter().rev() {
+            self.fix(v);
         }
         for &v in &path {
             let size = self.n(v).size + 1;
@@ -301,6 +337,7 @@ impl BestFitForest {
             node.right = r;
             node.size = elems.len() as u32;
         }
+        self.fix(id);
         if elems.len() as u32 >= SECONDARY_MIN {
             self.set_secondaries(id, &by_end, &by_len);
         }
@@ -369,6 +406,9 @@ impl BestFitForest {
             }
             self.n_mut(x).elem = ey;
             self.release(y);
+            for &v in chain.iter().rev().chain(path.iter().rev()) {
+                self.fix(v);
+            }
         } else {
             let child = if l != NIL { l } else { r };
             for &v in &path[..path.len() - 1] {
@@ -385,6 +425,9 @@ impl BestFitForest {
                 }
             }
             self.release(x);
+            for &v in path[..path.len() - 1].iter().rev() {
+                self.fix(v);
+            }
         }
         let size = self.size(t.root);
         if f64::from(size) < ALPHA * f64::from(t.max_size) {
@@ -446,21 +489,30 @@ impl BestFitForest {
         pick(best, self.scan(node.right, keep), shorter)
     }
 
-    /// Shortest period (Best-fit order) among those with start in the range and
-    /// `end >= earliest_end` (R1).
+    /// Whether a whole subtree can be skipped: it has no candidate, or even its shortest
+    /// period is strictly longer than `best` (so it cannot win, not even a tie).
+    fn useless(&self, id: NodeId, exists: bool, best: Option<IdlePeriod>) -> bool {
+        !exists || best.is_some_and(|b| self.n(id).min_len > b.len())
+    }
+
+    /// The better of `best` and the shortest period (Best-fit order) among those with start in
+    /// the range and `end >= earliest_end` (R1).
     pub(crate) fn shortest_ending_after(
         &self,
         t: &BfRoot,
         lo: Option<StartPred<'_>>,
         hi: Option<StartPred<'_>>,
         earliest_end: Time,
+        mut best: Option<IdlePeriod>,
     ) -> Option<IdlePeriod> {
         let keep = |p: &IdlePeriod| p.end >= earliest_end;
         let lo_end = |k: &ByEnd| k.0.end >= earliest_end;
-        let mut best = None;
         self.pieces(t.root, lo, hi, &mut |me, piece| {
             let cand = match piece {
                 Piece::Elem(e) => keep(&e).then_some(e),
+                Piece::Subtree(id) if me.useless(id, me.n(id).max_end >= earliest_end, best) => {
+                    None
+                }
                 Piece::Subtree(id) if me.n(id).size >= SECONDARY_MIN => me
                     .ends
                     .fold(me.n(id).by_end, Some(&lo_end), None)
@@ -472,21 +524,22 @@ impl BestFitForest {
         best
     }
 
-    /// Shortest period (Best-fit order) among those with start in the range and
-    /// `len() >= min_len` (R2).
+    /// The better of `best` and the shortest period (Best-fit order) among those with start
+    /// in the range and `len() >= min_len` (R2).
     pub(crate) fn shortest_at_least(
         &self,
         t: &BfRoot,
         lo: Option<StartPred<'_>>,
         hi: Option<StartPred<'_>>,
         min_len: Time,
+        mut best: Option<IdlePeriod>,
     ) -> Option<IdlePeriod> {
         let keep = |p: &IdlePeriod| p.len() >= min_len;
         let lo_len = |k: &ByLen| k.0.len() >= min_len;
-        let mut best = None;
         self.pieces(t.root, lo, hi, &mut |me, piece| {
             let cand = match piece {
                 Piece::Elem(e) => keep(&e).then_some(e),
+                Piece::Subtree(id) if me.useless(id, me.n(id).max_len >= min_len, best) => None,
                 Piece::Subtree(id) if me.n(id).size >= SECONDARY_MIN => me
                     .lens
                     .find_first(me.n(id).by_len, Some(&lo_len), None, &|_| true, &|_| true)
@@ -527,6 +580,21 @@ impl BestFitForest {
         }
         let mut elems = Vec::new();
         self.collect(id, &mut elems);
+        let max_end = elems
+            .iter()
+            .map(|p| p.end)
+            .fold(Time::NEG_INFINITY, Time::max);
+        let max_len = elems
+            .iter()
+            .map(|p| p.len())
+            .fold(Time::NEG_INFINITY, Time::max);
+        let min_len = elems
+            .iter()
+            .map(|p| p.len())
+            .fold(Time::INFINITY, Time::min);
+        if (node.max_end, node.max_len, node.min_len) != (max_end, max_len, min_len) {
+            return Err(format!("summaries of {} are stale", node.elem));
+        }
         if elems
             .windows(2)
             .any(|w| w[0].cmp_start(&w[1]) != Ordering::Less)
@@ -663,19 +731,19 @@ mod tests {
                     let hi = |p: &IdlePeriod| p.start <= b;
                     let below = |p: &IdlePeriod| p.start < a;
                     assert_eq!(
-                        f.shortest_at_least(&t, Some(&lo), Some(&hi), l),
+                        f.shortest_at_least(&t, Some(&lo), Some(&hi), l, None),
                         brute_r2(&all, a, b, l)
                     );
                     assert_eq!(
-                        f.shortest_at_least(&t, None, None, l),
+                        f.shortest_at_least(&t, None, None, l, None),
                         brute_r2(&all, f64::NEG_INFINITY, f64::INFINITY, l)
                     );
                     assert_eq!(
-                        f.shortest_ending_after(&t, None, Some(&below), b + l),
+                        f.shortest_ending_after(&t, None, Some(&below), b + l, None),
                         brute_r1(&all, a, b + l)
                     );
                     assert_eq!(
-                        f.shortest_ending_after(&t, None, None, b + l),
+                        f.shortest_ending_after(&t, None, None, b + l, None),
                         brute_r1(&all, f64::INFINITY, b + l)
                     );
                 }

@@ -9,7 +9,7 @@ use crate::tree::{Forest, NIL, NodeId};
 
 use super::TreeConfig;
 use super::best_fit::{BestFitForest, BfRoot};
-use super::keys::{ByStart, Cover, StartSum, bound, pick, shorter};
+use super::keys::{ByStart, Cover, StartSum, bound};
 use super::ring::Ring;
 use super::scan::scan_select;
 
@@ -106,6 +106,11 @@ fn slot_remove(
 /// secondaries of arbitrary size while partial rebuilding amortizes them: `O(log V_s)` per
 /// interior strip, `O(log² V_s)` per boundary strip, `O(log² V_s)` amortized per update,
 /// `O(V log V_s)` memory. Subtrees below 16 periods keep no secondaries and are scanned.
+/// Two prunings that change no answer cut the typical cost: R2 strips are searched first,
+/// then R1 strips from the ready time's downwards, stopping as soon as a strip's lower bound on
+/// any candidate's length (`r + l - its end`) exceeds the best length found; and a canonical
+/// subtree is skipped when its (latest end, longest, shortest) summary shows it holds no
+/// candidate or nothing at most as short as the best.
 ///
 /// # Clock, ring and horizon
 /// The ring is anchored at the strip of the first inserted start (or of the first `advance`)
@@ -513,9 +518,13 @@ impl StartStripIndex {
             let root = self.forest.summary(slot.avl).expect("non-empty slot");
             // O(1) skip of a whole R2 strip by its max-length pointer.
             if c2 == Cover::Part || (c2 == Cover::All && root.longest.len() >= w.min_len) {
-                let cand =
-                    bf.shortest_at_least(&slot.bf, bound(lo, &r2_lo), bound(hi, &r2_hi), w.min_len);
-                best = pick(best, cand, shorter);
+                best = bf.shortest_at_least(
+                    &slot.bf,
+                    bound(lo, &r2_lo),
+                    bound(hi, &r2_hi),
+                    w.min_len,
+                    best,
+                );
             }
         }
         // R1 from the ready time's strip downwards, then T0. A period of a strip <= b starts
@@ -531,9 +540,13 @@ impl StartStripIndex {
             let root = self.forest.summary(slot.avl).expect("non-empty slot");
             // O(1) skip of a whole R1 strip by its max-end pointer.
             if c1 == Cover::Part || (c1 == Cover::All && root.max_end >= w.earliest_end) {
-                let cand =
-                    bf.shortest_ending_after(&slot.bf, None, bound(c1, &r1_hi), w.earliest_end);
-                best = pick(best, cand, shorter);
+                best = bf.shortest_ending_after(
+                    &slot.bf,
+                    None,
+                    bound(c1, &r1_hi),
+                    w.earliest_end,
+                    best,
+                );
             }
         }
         best
