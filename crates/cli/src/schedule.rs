@@ -25,6 +25,7 @@ pub fn run(cmd: ScheduleCommand) -> Result<()> {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum IndexArg {
+    Tree,
     Linear,
 }
 
@@ -61,7 +62,7 @@ pub struct ReservationArgs {
     #[arg(long, default_value_t = 200.0)]
     horizon: f64,
     /// Idle-period index (decisions are identical; only speed differs).
-    #[arg(long, value_enum, default_value = "linear")]
+    #[arg(long, value_enum, default_value = "tree")]
     index: IndexArg,
     /// Strip-width multiplier M (strips are M * 2 * l_min wide).
     #[arg(long, default_value_t = 1)]
@@ -96,6 +97,7 @@ fn reservation(args: ReservationArgs) -> Result<()> {
     config.look_ahead = args.horizon;
     config.strip_multiplier = args.strip_multiplier;
     config.index = match args.index {
+        IndexArg::Tree => IndexKind::Tree,
         IndexArg::Linear => IndexKind::Linear,
     };
     config.expiry = match args.expiry {

@@ -96,6 +96,27 @@ fn write_stream(path: &Path, jobs: usize) {
     write_requests(std::fs::File::create(path).unwrap(), &requests).unwrap();
 }
 
+/// `--index tree` and `--index linear` write byte-identical output.
+#[test]
+fn tree_and_linear_indexes_write_identical_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("requests.csv");
+    write_stream(&input, 20_000);
+    for strategy in ["first-fit", "min-lip", "min-tip", "best-fit", "max-lip", "max-tip"] {
+        let mut outputs = Vec::new();
+        for index in ["tree", "linear"] {
+            let output = dir.path().join(format!("{strategy}-{index}.csv"));
+            let out = gridsched(&[
+                "schedule", "reservation", "--strategy", strategy, "--servers", "20", "--index", index,
+                "--requests", input.to_str().unwrap(), "--out", output.to_str().unwrap(),
+            ]);
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            outputs.push(std::fs::read(&output).unwrap());
+        }
+        assert!(outputs[0] == outputs[1], "{strategy}: tree and linear outputs differ");
+    }
+}
+
 /// 100,000 requests: the output is valid, in input order, and equals the library's decisions.
 #[test]
 fn schedule_reservation_handles_a_large_stream() {

@@ -3,16 +3,20 @@
 use std::collections::BTreeSet;
 
 use gridsched_geom::{
-    ExpiryMode, IdlePeriod, IdlePeriodIndex, LinearIndex, StripGeometry, Time, Window,
+    ExpiryMode, IdlePeriod, IdlePeriodIndex, LinearIndex, Rule, StripGeometry, Time, TreeConfig,
+    TreeIndex, Window,
 };
 
 use crate::strategy::{LactLate, Placement, Step, Strategy, StrategyOptions};
 
-/// Which idle-period index backs the gap-aware strategies. Both decide identically.
+/// Which idle-period index backs the gap-aware strategies. Both make identical decisions
+/// (property-tested); only the cost differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum IndexKind {
-    /// The `O(V)` reference scan.
+    /// The thesis's strip-partitioned augmented trees: `O(log n)` per strip touched.
     #[default]
+    Tree,
+    /// The `O(V)` reference scan of every live idle period.
     Linear,
 }
 
@@ -20,13 +24,16 @@ impl IndexKind {
     /// Config / command-line name.
     pub fn name(self) -> &'static str {
         match self {
+            IndexKind::Tree => "tree",
             IndexKind::Linear => "linear",
         }
     }
 
     /// Parses a config / command-line name.
     pub fn from_name(name: &str) -> Option<Self> {
-        [IndexKind::Linear].into_iter().find(|k| k.name() == name)
+        [IndexKind::Tree, IndexKind::Linear]
+            .into_iter()
+            .find(|k| k.name() == name)
     }
 }
 
@@ -57,7 +64,7 @@ impl SchedulerConfig {
             look_ahead: 200.0,
             strip_multiplier: 1,
             expiry: ExpiryMode::Pool,
-            index: IndexKind::Linear,
+            index: IndexKind::default(),
         }
     }
 
@@ -109,6 +116,17 @@ pub enum SubmitError {
     TooShort { length: Time, l_min: Time },
 }
 
+/// A snapshot of a scheduler (see [`ReservationScheduler::state`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchedulerState {
+    /// Time of the last arrival.
+    pub now: Time,
+    /// Live idle periods in (start, server) order (gap-aware strategies).
+    pub idle_periods: Vec<IdlePeriod>,
+    /// Completion time per server (LACT).
+    pub completion: Vec<Time>,
+}
+
 /// An accepted job: `server` runs it over `[start, end)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Booking {
@@ -154,10 +172,17 @@ impl ReservationScheduler {
     /// A scheduler whose servers are all idle from time 0 on.
     pub fn new(config: SchedulerConfig) -> Result<Self, ConfigError> {
         config.validate()?;
+        let steps = config.options.steps(config.strategy);
         let engine = if config.strategy.uses_idle_periods() {
             let geometry = StripGeometry::for_min_length(config.l_min, config.strip_multiplier);
             let mut index: Box<dyn IdlePeriodIndex + Send> = match config.index {
                 IndexKind::Linear => Box::new(LinearIndex::with_expiry(geometry, config.expiry)),
+                IndexKind::Tree => {
+                    let rules: Vec<Rule> = steps.iter().map(|s| s.0).collect();
+                    let tree =
+                        TreeConfig::new(geometry, config.look_ahead).with_expiry(config.expiry);
+                    Box::new(TreeIndex::new(tree, &rules))
+                }
             };
             for server in 0..config.servers {
                 index.insert(IdlePeriod::tail(0.0, server));
@@ -214,6 +239,61 @@ impl ReservationScheduler {
                     index.insert(IdlePeriod::tail(free_from, server));
                 }
                 Engine::Lact(lact) => lact.set_completion(server, free_from),
+            }
+        }
+        Ok(s)
+    }
+
+    /// The scheduler's state: the clock, every live idle period (gap-aware strategies) and every
+    /// server's completion time (LACT) — enough to rebuild it, e.g. over another index.
+    pub fn state(&self) -> SchedulerState {
+        match &self.engine {
+            Engine::Gaps(index) => SchedulerState {
+                now: self.now,
+                idle_periods: index.periods(),
+                completion: Vec::new(),
+            },
+            Engine::Lact(l) => SchedulerState {
+                now: self.now,
+                idle_periods: Vec::new(),
+                completion: l.completion.clone(),
+            },
+        }
+    }
+
+    /// A scheduler in the given state (see [`ReservationScheduler::state`]); `config` may choose
+    /// another index than the one the state was taken from.
+    pub fn from_state(
+        config: SchedulerConfig,
+        state: &SchedulerState,
+    ) -> Result<Self, ConfigError> {
+        let mut s = Self::new(config)?;
+        s.now = state.now;
+        match &mut s.engine {
+            Engine::Gaps(index) => {
+                for server in 0..config.servers {
+                    index.remove(&IdlePeriod::tail(0.0, server));
+                }
+                index.advance(state.now);
+                for p in &state.idle_periods {
+                    if p.server >= config.servers {
+                        return Err(ConfigError(format!(
+                            "idle period {p} names a server beyond {}",
+                            config.servers
+                        )));
+                    }
+                    index.insert(*p);
+                }
+            }
+            Engine::Lact(l) => {
+                if state.completion.len() != config.servers as usize {
+                    return Err(ConfigError(
+                        "LACT state needs one completion time per server".into(),
+                    ));
+                }
+                for (server, &c) in state.completion.iter().enumerate() {
+                    l.set_completion(server as u32, c);
+                }
             }
         }
         Ok(s)
