@@ -118,7 +118,14 @@ fn an_interrupted_sweep_resumes_without_recomputing() {
         replications: 2,
         jobs: 2_000,
     };
-    let path = journal_path(dir.path(), &exp.sweep, Scale::Quick, size, None);
+    let path = journal_path(
+        dir.path(),
+        &exp.sweep,
+        Scale::Quick,
+        size,
+        None,
+        &Default::default(),
+    );
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let half = lines.len() / 2;

@@ -83,6 +83,20 @@ pub struct ReproduceArgs {
     /// Project root holding data/ and figures/ (default: found from the current directory).
     #[arg(long)]
     root: Option<PathBuf>,
+    /// Override a model parameter for every series, e.g. `--set ready_offset=zero` (a
+    /// sensitivity run; requires --root so the committed results are not overwritten).
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_override, requires = "root")]
+    overrides: Vec<(String, toml::Value)>,
+}
+
+/// `name=value`, the value read as a TOML value (numbers, booleans), else as a string.
+fn parse_override(s: &str) -> Result<(String, toml::Value), String> {
+    let (name, value) = s.split_once('=').ok_or("expected NAME=VALUE")?;
+    let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
+        .ok()
+        .and_then(|t| t.get("v").cloned())
+        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    Ok((name.trim().to_string(), parsed))
 }
 
 fn selected<'a>(registry: &'a Registry, ids: &[String], all: bool) -> Result<Vec<&'a Experiment>> {
@@ -111,6 +125,7 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         shard: args.shard,
         progress: true,
         journal_dir: None,
+        overrides: args.overrides.into_iter().collect(),
     };
     let results = gridsched_repro::reproduce(&experiments, &opts, Some(&project))?;
     for (exp, result) in experiments.iter().zip(&results) {

@@ -79,6 +79,49 @@ fn reproduce_writes_csv_svg_and_prints_claims() {
     assert!(report.contains("Not run yet: `cargo reproduce castillo-fig-3.5`"));
 }
 
+#[test]
+fn sensitivity_overrides_need_a_separate_root_and_change_the_numbers() {
+    let out = gridsched(&["reproduce", "fig-3.10", "--set", "ready_offset=zero"]);
+    assert!(
+        !out.status.success(),
+        "--set without --root must be refused"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "reproduce",
+            "fig-3.10",
+            "--root",
+            root,
+            "--reps",
+            "1",
+            "--jobs",
+            "300",
+        ];
+        args.extend_from_slice(extra);
+        let out = gridsched(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        std::fs::read(dir.path().join("data/castillo/fig-3.10.quick.csv")).unwrap()
+    };
+    let base = run(&[]);
+    assert_ne!(base, run(&["--set", "ready_offset=zero"]));
+    let out = gridsched(&[
+        "reproduce",
+        "fig-3.10",
+        "--root",
+        root,
+        "--set",
+        "colour=blue",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no parameter `colour`"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 fn write_stream(path: &Path, jobs: usize) {
     let workload = ReservationWorkload {
         servers: 20,
@@ -102,18 +145,38 @@ fn tree_and_linear_indexes_write_identical_output() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("requests.csv");
     write_stream(&input, 20_000);
-    for strategy in ["first-fit", "min-lip", "min-tip", "best-fit", "max-lip", "max-tip"] {
+    for strategy in [
+        "first-fit",
+        "min-lip",
+        "min-tip",
+        "best-fit",
+        "max-lip",
+        "max-tip",
+    ] {
         let mut outputs = Vec::new();
         for index in ["tree", "linear"] {
             let output = dir.path().join(format!("{strategy}-{index}.csv"));
             let out = gridsched(&[
-                "schedule", "reservation", "--strategy", strategy, "--servers", "20", "--index", index,
-                "--requests", input.to_str().unwrap(), "--out", output.to_str().unwrap(),
+                "schedule",
+                "reservation",
+                "--strategy",
+                strategy,
+                "--servers",
+                "20",
+                "--index",
+                index,
+                "--requests",
+                input.to_str().unwrap(),
+                "--out",
+                output.to_str().unwrap(),
             ]);
             assert!(out.status.success(), "{}", text(&out.stderr));
             outputs.push(std::fs::read(&output).unwrap());
         }
-        assert!(outputs[0] == outputs[1], "{strategy}: tree and linear outputs differ");
+        assert!(
+            outputs[0] == outputs[1],
+            "{strategy}: tree and linear outputs differ"
+        );
     }
 }
 

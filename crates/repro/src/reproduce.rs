@@ -133,7 +133,7 @@ pub fn reproduce(
             });
         }
         if let Some(dir) = run_opts.journal_dir.as_deref() {
-            runner::discard_journal(dir, &run);
+            runner::discard_journal(dir, &run, &opts.overrides);
         }
     }
     Ok(results)

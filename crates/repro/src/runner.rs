@@ -37,6 +37,8 @@ pub struct RunOptions {
     pub progress: bool,
     /// Directory for resume journals (`None`: no journal).
     pub journal_dir: Option<PathBuf>,
+    /// Parameters that override the sweep's and every series' values (sensitivity runs).
+    pub overrides: crate::spec::Params,
 }
 
 impl RunOptions {
@@ -133,7 +135,7 @@ pub fn run_sweep(sweep: &SweepSpec, opts: &RunOptions) -> Result<SweepRun, Harne
     let journal_path = opts
         .journal_dir
         .as_ref()
-        .map(|dir| journal_path(dir, sweep, scale, size, opts.shard));
+        .map(|dir| journal_path(dir, sweep, scale, size, opts.shard, &opts.overrides));
     let mut done: Vec<Option<Vec<(String, f64)>>> = vec![None; work_items_len(sweep, scale, size)];
     let mut resumed = 0;
     if let Some(path) = &journal_path {
@@ -162,7 +164,8 @@ pub fn run_sweep(sweep: &SweepSpec, opts: &RunOptions) -> Result<SweepRun, Harne
 
     let run_item = |it: &WorkItem| -> Result<(usize, Vec<(String, f64)>), HarnessError> {
         let series = &sweep.series[it.series];
-        let mut params = ParamSet::merged(&[&sweep.parameters, &series.parameters]);
+        let mut params =
+            ParamSet::merged(&[&sweep.parameters, &series.parameters, &opts.overrides]);
         params.set(&sweep.axis.parameter, toml::Value::Float(it.x));
         let key = StreamKey::new(sweep.seed, &sweep.name)
             .point(&point_name(&sweep.axis.parameter, it.x))
@@ -254,10 +257,11 @@ pub fn journal_path(
     scale: Scale,
     size: ScaleSpec,
     shard: Option<(u32, u32)>,
+    overrides: &crate::spec::Params,
 ) -> PathBuf {
     let fingerprint = blake3::hash(
         format!(
-            "{sweep:?}|{}|{}|{}",
+            "{sweep:?}|{}|{}|{}|{overrides:?}",
             scale.name(),
             size.replications,
             size.jobs
@@ -305,8 +309,8 @@ fn load_journal(
 }
 
 /// Removes a finished run's journal.
-pub fn discard_journal(dir: &Path, run: &SweepRun) {
-    let path = journal_path(dir, &run.sweep, run.scale, run.size, run.shard);
+pub fn discard_journal(dir: &Path, run: &SweepRun, overrides: &crate::spec::Params) {
+    let path = journal_path(dir, &run.sweep, run.scale, run.size, run.shard, overrides);
     let _ = fs::remove_file(path);
 }
 
