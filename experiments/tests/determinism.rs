@@ -67,7 +67,7 @@ fn one_and_two_threads_write_identical_files() {
 #[test]
 fn merged_shards_equal_an_unsharded_run() {
     let registry = gridsched_experiments::registry().unwrap();
-    let exps = experiments(&registry, &["fig-3.9"]);
+    let exps = experiments(&registry, &["fig-3.4"]);
     let exp = &exps[0];
     let (whole, sharded) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (pw, ps) = (temp_project(whole.path()), temp_project(sharded.path()));
@@ -136,8 +136,15 @@ fn an_interrupted_sweep_resumes_without_recomputing() {
     let second = run_sweep(&exp.sweep, &opts).unwrap();
     assert_eq!(second.resumed, half);
     assert_eq!(second.computed, first.computed - half);
+    let deterministic = |values: &[gridsched_repro::table::RunValue]| -> Vec<_> {
+        values
+            .iter()
+            .filter(|v| !gridsched_repro::output::is_timing_metric(&v.metric))
+            .cloned()
+            .collect()
+    };
     assert!(
-        first.values == second.values,
+        deterministic(&first.values) == deterministic(&second.values),
         "resumed values differ from a clean run"
     );
 }

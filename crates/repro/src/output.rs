@@ -67,15 +67,38 @@ pub fn canonical_sort(exp: &Experiment, values: &mut [RunValue]) {
     });
 }
 
-/// The per-run CSV of an experiment (only its own metrics, canonical order).
+/// Whether a metric is measured wall-clock/CPU time (`cpu_*`): it cannot be reproduced bit for
+/// bit, so it is kept out of the CSV, summary, plots and snapshots and goes to a timing sidecar.
+pub fn is_timing_metric(metric: &str) -> bool {
+    metric.starts_with("cpu_")
+}
+
+/// Which metrics a per-run CSV holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricKind {
+    /// Deterministic metrics: the experiment's CSV.
+    Deterministic,
+    /// `cpu_*` metrics: the `.timing.csv` sidecar.
+    Timing,
+}
+
+impl MetricKind {
+    /// Whether `metric` is of this kind.
+    pub fn includes(self, metric: &str) -> bool {
+        is_timing_metric(metric) == (self == MetricKind::Timing)
+    }
+}
+
+/// The per-run CSV of an experiment (only its own metrics of `kind`, canonical order).
 pub fn runs_csv(
     exp: &Experiment,
     scale: Scale,
     values: &[RunValue],
+    kind: MetricKind,
 ) -> Result<Vec<u8>, HarnessError> {
     let mut rows: Vec<RunValue> = values
         .iter()
-        .filter(|v| exp.spec.metrics.contains(&v.metric))
+        .filter(|v| exp.spec.metrics.contains(&v.metric) && kind.includes(&v.metric))
         .cloned()
         .collect();
     canonical_sort(exp, &mut rows);
@@ -161,7 +184,7 @@ pub fn summary_csv(exp: &Experiment, table: &SummaryTable) -> Result<Vec<u8>, Ha
     .map_err(csv_err)?;
     for x in table.xs() {
         for series in &exp.sweep.series {
-            for metric in &exp.spec.metrics {
+            for metric in exp.spec.metrics.iter().filter(|m| !is_timing_metric(m)) {
                 if let Some(c) = table.cell(metric, &series.name, x) {
                     w.write_record([
                         exp.sweep.axis.parameter.clone(),

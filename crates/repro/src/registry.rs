@@ -187,6 +187,12 @@ fn validate(spec: &ExperimentSpec, sweep: &SweepSpec) -> Result<(), String> {
             ));
         }
     }
+    if crate::output::is_timing_metric(&spec.plot.metric) {
+        return Err(format!(
+            "plot metric `{}` is wall-clock time: plots must be reproducible (plot an operation count)",
+            spec.plot.metric
+        ));
+    }
     if !spec.metrics.contains(&spec.plot.metric) {
         return Err(format!(
             "plot metric `{}` is not in `metrics`",

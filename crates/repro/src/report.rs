@@ -148,7 +148,11 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
             claims: Vec::new(),
         });
     };
-    let (_, _, values) = read_runs_csv(&project.runs_csv(exp, scale))?;
+    let (_, _, mut values) = read_runs_csv(&project.runs_csv(exp, scale))?;
+    let timing = project.timing_csv(exp, scale);
+    if timing.is_file() {
+        values.append(&mut read_runs_csv(&timing)?.2);
+    }
     let table = summarize(exp, &values);
     let claims = check_claims(exp, &table, scale);
     let rel = |p: &Path| {
@@ -215,6 +219,14 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
         rel(&project.summary_csv(exp, scale))
     )
     .ok();
+    if timing.is_file() {
+        writeln!(
+            t,
+            "- **Measured CPU time** (wall-clock, not reproducible bit for bit, never snapshotted): `{}`.\n",
+            rel(&timing)
+        )
+        .ok();
+    }
     if !claims.is_empty() {
         t.push_str("| claim | verdict | the document says | checked as | measured |\n|---|---|---|---|---|\n");
         for (c, parsed) in claims.iter().zip(&exp.claims) {

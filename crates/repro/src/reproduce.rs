@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::HarnessError;
 use crate::claims::ClaimOutcome;
-use crate::output::{self, Provenance};
+use crate::output::{self, MetricKind, Provenance};
 use crate::plot::{self, Figure, PlotKind, PlotPoint, PlotSeries};
 use crate::registry::Experiment;
 use crate::runner::{self, RunOptions, SweepRun};
@@ -47,6 +47,14 @@ impl Project {
             .join("data")
             .join(exp.paper.key)
             .join(format!("{}.summary.csv", Self::stem(exp, scale)))
+    }
+
+    /// `data/<paper>/<id>.<scale>.timing.csv`: per-run `cpu_*` metrics (not reproducible).
+    pub fn timing_csv(&self, exp: &Experiment, scale: Scale) -> PathBuf {
+        self.root
+            .join("data")
+            .join(exp.paper.key)
+            .join(format!("{}.timing.csv", Self::stem(exp, scale)))
     }
 
     /// `data/<paper>/<id>.<scale>.meta.json`: provenance.
@@ -172,7 +180,16 @@ fn write_shard(
     shard: (u32, u32),
 ) -> Result<ExperimentResult, HarnessError> {
     let path = project.shard_csv(exp, run.scale, shard);
-    output::write_atomic(&path, &output::runs_csv(exp, run.scale, &run.values)?)?;
+    output::write_atomic(
+        &path,
+        &output::runs_csv(exp, run.scale, &run.values, MetricKind::Deterministic)?,
+    )?;
+    if has_timing(exp) {
+        output::write_atomic(
+            &path.with_extension("timing.csv"),
+            &output::runs_csv(exp, run.scale, &run.values, MetricKind::Timing)?,
+        )?;
+    }
     let meta = path.with_extension("meta.json");
     let json = serde_json::to_string_pretty(&provenance(exp, run, project, None))
         .map_err(|e| HarnessError::Data(e.to_string()))?;
@@ -189,6 +206,11 @@ fn write_shard(
         wall_seconds: run.wall_seconds,
         shard: Some(shard),
     })
+}
+
+/// Whether the experiment measures wall-clock metrics (`cpu_*`).
+pub fn has_timing(exp: &Experiment) -> bool {
+    exp.spec.metrics.iter().any(|m| output::is_timing_metric(m))
 }
 
 /// The summary table of an experiment's values, with its declared tolerance floors.
@@ -259,7 +281,19 @@ pub fn write_outputs(
     project: &Project,
 ) -> Result<Vec<PathBuf>, HarnessError> {
     let runs = project.runs_csv(exp, scale);
-    output::write_atomic(&runs, &output::runs_csv(exp, scale, values)?)?;
+    output::write_atomic(
+        &runs,
+        &output::runs_csv(exp, scale, values, MetricKind::Deterministic)?,
+    )?;
+    let mut files = vec![runs];
+    if has_timing(exp) {
+        let timing = project.timing_csv(exp, scale);
+        output::write_atomic(
+            &timing,
+            &output::runs_csv(exp, scale, values, MetricKind::Timing)?,
+        )?;
+        files.push(timing);
+    }
     let summary = project.summary_csv(exp, scale);
     output::write_atomic(&summary, &output::summary_csv(exp, table)?)?;
     let meta = project.meta_json(exp, scale);
@@ -271,7 +305,8 @@ pub fn write_outputs(
         &svg,
         plot::render_svg(&figure(exp, table, scale, size))?.as_bytes(),
     )?;
-    Ok(vec![runs, summary, meta, svg])
+    files.extend([summary, meta, svg]);
+    Ok(files)
 }
 
 /// The plot of an experiment: its metric's means with 95% CI bars, one line per series.
@@ -393,6 +428,10 @@ pub fn merge(
     let (mut wall, mut computed, mut size) = (0.0, 0, None);
     for (_, _, path) in &shards {
         let (id, s, mut v) = output::read_runs_csv(path)?;
+        if has_timing(exp) {
+            let (_, _, mut t) = output::read_runs_csv(&path.with_extension("timing.csv"))?;
+            v.append(&mut t);
+        }
         if id != exp.spec.id || s != scale {
             return Err(HarnessError::Data(format!(
                 "{}: holds {id} at {} scale",

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::claims::fmt_sig4;
+use crate::output::is_timing_metric;
 use crate::registry::Experiment;
 use crate::reproduce::ExperimentResult;
 use crate::table::Lookup;
@@ -23,7 +24,8 @@ pub fn snapshot_text(exp: &Experiment, result: &ExperimentResult) -> String {
     )
     .ok();
     let series: Vec<&str> = exp.sweep.series.iter().map(|s| s.name.as_str()).collect();
-    for metric in &exp.spec.metrics {
+    // Wall-clock metrics and the claims that read them are not reproducible: left out.
+    for metric in exp.spec.metrics.iter().filter(|m| !is_timing_metric(m)) {
         writeln!(
             t,
             "\n{metric} (mean ± 95% CI half-width) by {}:",
@@ -44,7 +46,7 @@ pub fn snapshot_text(exp: &Experiment, result: &ExperimentResult) -> String {
     }
     if !result.claims.is_empty() {
         t.push_str("\nclaims:\n");
-        for c in &result.claims {
+        for c in result.claims.iter().filter(|c| !c.expect.contains("cpu_")) {
             writeln!(t, "{:<9} {}", c.verdict.as_str(), c.id).ok();
         }
     }
