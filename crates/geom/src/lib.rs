@@ -34,6 +34,9 @@ pub mod tree;
 
 pub use index::{ExpiryMode, IdlePeriodIndex, Rule, StripOrder};
 pub use linear::LinearIndex;
-pub use period::{IdlePeriod, TIME_TOLERANCE, Time, Window, WindowError};
+pub use period::{IdlePeriod, TIME_TOLERANCE, Time, Window, WindowError, time_tolerance};
 pub use strip::{StripGeometry, StripId};
-pub use strips::{EndStripIndex, StartStripIndex, TreeConfig, TreeIndex};
+pub use strips::{
+    EndStripIndex, GlobalEndIndex, GlobalStartIndex, StartStripIndex, TreeConfig, TreeIndex,
+};
+pub mod hetero;

@@ -6,13 +6,21 @@ use std::fmt;
 /// Simulated time. Continuous models (Castillo ch. 3, unit = `l_min`) use `f64`.
 pub type Time = f64;
 
-/// Slack allowed when a job must fit *exactly*: a job whose end equals a period's end or its
-/// deadline up to floating-point rounding (e.g. `0.1 + 0.2` vs `0.3`) still fits.
+/// Relative slack allowed when a job must fit *exactly*: a job whose end equals a period's end
+/// or its deadline up to floating-point rounding (e.g. `0.1 + 0.2` vs `0.3`) still fits.
 ///
-/// It is far below any meaningful duration (the time unit is the shortest job) and is used only
-/// in the thresholds a [`Window`] precomputes, so every index compares stored keys against the
-/// very same numbers and therefore makes the same decision.
-pub const TIME_TOLERANCE: Time = 1e-7;
+/// It is eight units in the last place of the times involved ([`time_tolerance`]) — rounding
+/// level at every magnitude, so it never lets a job overlap a reservation or miss a deadline by a
+/// meaningful amount, however late the simulated clock is. It is used only in the thresholds a
+/// [`Window`] precomputes, so every index compares stored keys against the very same numbers and
+/// therefore makes the same decision.
+pub const TIME_TOLERANCE: Time = 8.0 * f64::EPSILON;
+
+/// The absolute slack at times of the given magnitude: `TIME_TOLERANCE * max(|t|, 1)`.
+#[inline]
+pub fn time_tolerance(magnitude: Time) -> Time {
+    TIME_TOLERANCE * magnitude.abs().max(1.0)
+}
 
 /// A maximal free interval `[start, end)` of one server. `end = +inf` marks the server's
 /// open-ended final idle period (its *tail*).
@@ -96,7 +104,7 @@ impl std::error::Error for WindowError {}
 ///
 /// Geometrically it is the segment from `P = (ready, ready + length)` to
 /// `P' = (deadline - length, deadline)`. An idle period `I` is feasible iff
-/// `max(I.start, ready) + length <= min(I.end, deadline)` (up to [`TIME_TOLERANCE`]).
+/// `max(I.start, ready) + length <= min(I.end, deadline)` (up to [`Window::tolerance`]).
 ///
 /// The test is split exactly on `I.start < ready` (the thesis's regions R1 and R2) and each
 /// side compares stored keys against one precomputed threshold, so a tree that compares the
@@ -115,6 +123,8 @@ pub struct Window {
     pub earliest_end: Time,
     /// `length`, narrowed by the tolerance: the shortest feasible period in R2.
     pub min_len: Time,
+    /// The absolute slack of this window's thresholds: `time_tolerance(max(|ready|, |deadline|))`.
+    pub tolerance: Time,
 }
 
 impl Window {
@@ -126,7 +136,7 @@ impl Window {
         if length <= 0.0 {
             return Err(WindowError::NonPositiveLength);
         }
-        let tol = TIME_TOLERANCE * ready.abs().max(deadline.abs()).max(1.0);
+        let tol = time_tolerance(ready.abs().max(deadline.abs()));
         if ready + length > deadline + tol {
             return Err(WindowError::DeadlineTooEarly);
         }
@@ -137,6 +147,7 @@ impl Window {
             latest_start: deadline - length + tol,
             earliest_end: ready + length - tol,
             min_len: length - tol,
+            tolerance: tol,
         })
     }
 

@@ -1,16 +1,20 @@
 //! Invariant checks on a finished schedule (used by tests and debug runs).
 
-use gridsched_geom::{TIME_TOLERANCE, Time};
+use gridsched_geom::Time;
 use gridsched_workload::Request;
 
 use crate::scheduler::Booking;
 
 /// Collects bookings and checks that the schedule is valid: every accepted job runs for its
 /// length inside `[ready, deadline]`, never before its arrival, and no server runs two jobs at
-/// once.
+/// once — each up to the rounding-level slack of the job's own window ([`Window::tolerance`]),
+/// the only slack the scheduler's feasibility test allows.
+///
+/// [`Window::tolerance`]: gridsched_geom::Window::tolerance
 #[derive(Debug, Clone, Default)]
 pub struct ScheduleAudit {
-    by_server: Vec<Vec<(Time, Time, usize)>>,
+    /// Per server: (start, end, job, the job's window tolerance).
+    by_server: Vec<Vec<(Time, Time, usize, Time)>>,
     errors: Vec<String>,
 }
 
@@ -24,7 +28,7 @@ impl ScheduleAudit {
     pub fn record(&mut self, job: usize, request: &Request, booking: Option<&Booking>) {
         let Some(b) = booking else { return };
         let w = &request.window;
-        let tol = TIME_TOLERANCE * w.deadline.abs().max(1.0);
+        let tol = w.tolerance;
         if b.start < w.ready {
             self.errors.push(format!(
                 "job {job} starts at {} before its ready time {}",
@@ -48,7 +52,7 @@ impl ScheduleAudit {
         if self.by_server.len() <= s {
             self.by_server.resize(s + 1, Vec::new());
         }
-        self.by_server[s].push((b.start, b.end, job));
+        self.by_server[s].push((b.start, b.end, job, tol));
     }
 
     /// All violations found (empty if the schedule is valid).
@@ -57,8 +61,8 @@ impl ScheduleAudit {
         for (server, jobs) in self.by_server.iter_mut().enumerate() {
             jobs.sort_by(|a, b| a.0.total_cmp(&b.0));
             for pair in jobs.windows(2) {
-                let ((_, end, a), (start, _, b)) = (pair[0], pair[1]);
-                if start + TIME_TOLERANCE * start.abs().max(1.0) < end {
+                let ((_, end, a, tol_a), (start, _, b, tol_b)) = (pair[0], pair[1]);
+                if start + tol_a.max(tol_b) < end {
                     out.push(format!(
                         "server {server}: job {a} (ends {end}) overlaps job {b} (starts {start})"
                     ));

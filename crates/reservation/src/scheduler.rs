@@ -323,7 +323,7 @@ impl ReservationScheduler {
             });
         }
         let limit = arrival + self.config.look_ahead;
-        if w.deadline > limit + gridsched_geom::TIME_TOLERANCE * limit.max(1.0) {
+        if w.deadline > limit + gridsched_geom::time_tolerance(limit) {
             return Err(SubmitError::BeyondHorizon {
                 deadline: w.deadline,
                 limit,

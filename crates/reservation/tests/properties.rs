@@ -5,21 +5,21 @@
 //! Before each request it derives, by brute force, every free gap of every server (between
 //! consecutive bookings, plus the open-ended tail) and the set `F` of gaps that can hold the
 //! job: `max(gap.start, ready) + length <= min(gap.end, deadline)` up to the same tolerance as
-//! `Window::admits` (`TIME_TOLERANCE * max(|ready|, |deadline|, 1)`).
+//! `Window::admits` (`Window::tolerance`, eight ulps of `max(|ready|, |deadline|, 1)`).
 //!
 //! Gaps shorter than `l_min` are left out of `F`. The scheduler discards idle fragments shorter
 //! than `l_min` (Castillo spec §2.0), so they are legitimately invisible to it. This changes no
 //! answer: every job has `length >= l_min`, and a job needs a gap of at least `length`, so a
 //! gap `< l_min <= length` cannot hold it. There is one caveat: the fit test tolerates an
-//! overshoot of `tol = TIME_TOLERANCE * max(|ready|, |deadline|, 1)`, so a gap shorter than
+//! overshoot of `tol = Window::tolerance`, so a gap shorter than
 //! `l_min` by less than `tol` could admit a job of length exactly `l_min`; the scheduler never
 //! sees it and neither does the oracle. Such a gap has measure zero in the continuous streams
 //! and cannot occur in the quarter-unit grid streams (where every slack is a multiple of 1/4).
 //!
 //! Every comparison that a tolerance-level fit can shift (a booking may end up to `tol` past its
 //! gap or its deadline) allows `tol`; the rest (which gap, First-fit's start, Best-fit's length,
-//! LACT's decision) is exact. That `tol` grows with the absolute time is a library bug, shown by
-//! the ignored `bug_*` tests at the end; see [`STRICT_AUDIT`].
+//! LACT's decision) is exact. The `regression_*` tests at the end pin the fix of a bug these
+//! properties found: the tolerance used to be 1e-7 of the absolute time (0.1 at t = 1e6).
 //!
 //! What is checked, for each request of each stream, each strategy and each option variant:
 //! - validity: every decision goes to `ScheduleAudit` (no overlap on a server, start >= ready,
@@ -43,7 +43,7 @@
 
 use std::cmp::Ordering;
 
-use gridsched_geom::{ExpiryMode, IdlePeriod, StripOrder, TIME_TOLERANCE, Time, Window};
+use gridsched_geom::{ExpiryMode, IdlePeriod, StripOrder, Time, Window};
 use gridsched_reservation::{
     Booking, LactLate, MinTipReading, R2Pick, ReservationScheduler, ScheduleAudit, SchedulerConfig,
     Step2Start, Strategy,
@@ -198,7 +198,7 @@ impl Model {
 }
 
 fn tol(w: &Window) -> Time {
-    TIME_TOLERANCE * w.ready.abs().max(w.deadline.abs()).max(1.0)
+    w.tolerance
 }
 
 /// Brute-force feasibility: the job fits somewhere inside the gap and inside its window.
@@ -389,13 +389,9 @@ struct RunOpts {
     strict_audit: bool,
 }
 
-/// Known library bug (see the `bug_*` tests at the end): `Window::admits` tolerates an overshoot
-/// of `1e-7 * max(|ready|, |deadline|, 1)`, so a job may be booked overlapping the next
-/// reservation by that much, while `ScheduleAudit` allows overlaps of only
-/// `1e-7 * max(|start|, 1)` and flags the scheduler's own schedule. Until that is fixed, the
-/// runs below replace the audit's overlap check by the oracle's: every overlap must be within
-/// the booked job's own window tolerance. Set this to `true` once the bug is fixed.
-const STRICT_AUDIT: bool = false;
+/// Whether `ScheduleAudit`'s overlap check is enforced (true since the tolerance fix; the
+/// oracle's own per-job overlap check runs in any case).
+const STRICT_AUDIT: bool = true;
 
 impl RunOpts {
     fn every(state_every: usize) -> Self {
@@ -1092,11 +1088,12 @@ fn seeded_streams_twenty_servers() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Library bugs found by the properties above (ignored until fixed)
+// Regression tests for a library bug found by the properties above (fixed: the tolerance is now
+// eight ulps of the window's magnitude, and the audit uses each job's own window tolerance)
 // ---------------------------------------------------------------------------------------------
 //
-// `Window::new` sets the fit tolerance to `TIME_TOLERANCE * max(|ready|, |deadline|, 1)`
-// (1e-7 relative to the absolute time), meant to absorb rounding. It is far more than rounding
+// `Window::new` used to set the fit tolerance to `1e-7 * max(|ready|, |deadline|, 1)`,
+// meant to absorb rounding. It was far more than rounding
 // (an f64 ulp at t = 1e6 is 1e-10) and it grows with the simulated time, so a job may be booked
 // into a gap that is shorter than it by up to that much -- overlapping the next reservation --
 // or placed in a period that starts after `deadline - length`, ending after its hard deadline.
@@ -1129,8 +1126,7 @@ fn submit_all(
 /// window tolerance 2e-5) is admitted into the gap [0, 11.999985) and overlaps job A, booked at
 /// 11.999985, by 1.5e-5; the audit's overlap slack there is only 1.2e-6.
 #[test]
-#[ignore = "bug: Window tolerance (1e-7*max(|r|,|d|)) admits overlaps that ScheduleAudit (1e-7*|start|) rejects"]
-fn bug_scheduler_schedule_fails_its_own_audit() {
+fn regression_scheduler_schedule_fails_its_own_audit() {
     let config = SchedulerConfig::new(1, Strategy::FirstFit);
     let jobs = [
         (0.0, 11.999985, 5.0, 16.999985), // A
@@ -1146,8 +1142,7 @@ fn bug_scheduler_schedule_fails_its_own_audit() {
 /// The same on a realistic seeded stream (n = 7, rho = 1.2, q = 1, Best-fit) with the audit's
 /// overlap check enforced.
 #[test]
-#[ignore = "bug: Window tolerance (1e-7*max(|r|,|d|)) admits overlaps that ScheduleAudit (1e-7*|start|) rejects"]
-fn bug_seeded_best_fit_schedule_fails_its_own_audit() {
+fn regression_seeded_best_fit_schedule_fails_its_own_audit() {
     let requests = seeded_stream(7, 1.2, 1.0, ReadyOffset::UniformToHorizon, 2000);
     let opts = RunOpts {
         state_every: 0,
@@ -1160,8 +1155,7 @@ fn bug_seeded_best_fit_schedule_fails_its_own_audit() {
 /// units, 10% of `l_min`: a job of length 2 is booked into a gap of length 1.95, overlapping
 /// the next reservation by 0.05. `ScheduleAudit` accepts it.
 #[test]
-#[ignore = "bug: the fit tolerance grows with absolute time (0.1 at t = 1e6): a job overlaps the next reservation by 0.05"]
-fn bug_fit_tolerance_overlap_at_large_times() {
+fn regression_fit_tolerance_overlap_at_large_times() {
     let t = 1e6;
     // A occupies [t + 1.95, t + 6.95); B (immediate deadline, length 2) is ready at t.
     let config = SchedulerConfig::new(1, Strategy::FirstFit);
@@ -1181,8 +1175,7 @@ fn bug_fit_tolerance_overlap_at_large_times() {
 /// starts after `deadline - length`, and ends 0.05 after its hard deadline. `ScheduleAudit`
 /// accepts it.
 #[test]
-#[ignore = "bug: the fit tolerance grows with absolute time (0.1 at t = 1e6): a job ends 0.05 after its hard deadline"]
-fn bug_fit_tolerance_deadline_miss_at_large_times() {
+fn regression_fit_tolerance_deadline_miss_at_large_times() {
     let t = 1e6;
     // The server is busy until t + 0.05; the job must run in [t, t + 2].
     let config = SchedulerConfig::new(1, Strategy::FirstFit);

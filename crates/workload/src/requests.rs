@@ -5,7 +5,7 @@ use std::fmt;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use gridsched_geom::{TIME_TOLERANCE, Time, Window};
+use gridsched_geom::{Time, Window, time_tolerance};
 
 /// One request: at `arrival` a job asks for `window.length` time units inside
 /// `[window.ready, window.deadline]`.
@@ -106,7 +106,7 @@ pub fn validate(
             limits.l_min
         ));
     }
-    let tol = TIME_TOLERANCE * deadline.abs().max(1.0);
+    let tol = time_tolerance(deadline.abs().max(ready.abs()));
     if deadline + tol < ready + length {
         return Err(format!(
             "deadline {deadline} is before ready + length = {}",
