@@ -10,8 +10,9 @@
 use std::fmt::Write as _;
 
 use gridsched_geom::{
-    EndStripIndex, ExpiryMode, IdlePeriod, IdlePeriodIndex, LinearIndex, Rule, StartStripIndex,
-    StripGeometry, StripOrder, Time, TreeConfig, TreeIndex, Window,
+    EndStripIndex, ExpiryMode, GlobalEndIndex, GlobalStartIndex, IdlePeriod, IdlePeriodIndex,
+    LinearIndex, Rule, StartStripIndex, StripGeometry, StripOrder, Time, TreeConfig, TreeIndex,
+    Window,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -78,6 +79,8 @@ struct Stats {
     /// Operations counted by the linear index and by the tree index that indexes the rule.
     linear_ops: [u64; RULES.len()],
     tree_ops: [u64; RULES.len()],
+    /// Operations of the global (strip-free) tree that indexes the rule.
+    global_ops: [u64; RULES.len()],
     carved: u64,
     /// Sum over compared arrivals of the number of live periods.
     live: u64,
@@ -90,6 +93,7 @@ impl Stats {
             self.hits[i] += o.hits[i];
             self.linear_ops[i] += o.linear_ops[i];
             self.tree_ops[i] += o.tree_ops[i];
+            self.global_ops[i] += o.global_ops[i];
         }
         self.carved += o.carved;
         self.live += o.live;
@@ -104,6 +108,8 @@ struct Sim {
     linear: LinearIndex,
     start: StartStripIndex,
     end: EndStripIndex,
+    global_start: GlobalStartIndex,
+    global_end: GlobalEndIndex,
     facade: TreeIndex,
     facade_rules: Vec<Rule>,
     stats: Stats,
@@ -128,6 +134,8 @@ impl Sim {
             linear: LinearIndex::with_expiry(geometry, p.expiry),
             start: StartStripIndex::with_best_fit(config),
             end: EndStripIndex::new(config),
+            global_start: GlobalStartIndex::new(config),
+            global_end: GlobalEndIndex::new(config),
             facade: TreeIndex::new(config, &facade_rules),
             facade_rules,
             stats: Stats::default(),
@@ -138,11 +146,13 @@ impl Sim {
         sim
     }
 
-    fn indexes(&mut self) -> [&mut dyn IdlePeriodIndex; 4] {
+    fn indexes(&mut self) -> [&mut dyn IdlePeriodIndex; 6] {
         [
             &mut self.linear,
             &mut self.start,
             &mut self.end,
+            &mut self.global_start,
+            &mut self.global_end,
             &mut self.facade,
         ]
     }
@@ -167,6 +177,8 @@ impl Sim {
     fn check(&self, context: &str) {
         self.start.check_invariants();
         self.end.check_invariants();
+        self.global_start.check_invariants();
+        self.global_end.check_invariants();
         self.facade.check_invariants();
         let want = all_bits(&self.linear.periods());
         assert_eq!(
@@ -175,6 +187,16 @@ impl Sim {
             "start periods {context}"
         );
         assert_eq!(all_bits(&self.end.periods()), want, "end periods {context}");
+        assert_eq!(
+            all_bits(&self.global_start.periods()),
+            want,
+            "global start periods {context}"
+        );
+        assert_eq!(
+            all_bits(&self.global_end.periods()),
+            want,
+            "global end periods {context}"
+        );
         assert_eq!(
             all_bits(&self.facade.periods()),
             want,
@@ -281,15 +303,26 @@ impl Sim {
             let ops = (
                 self.linear.operations(),
                 self.start.operations() + self.end.operations(),
+                self.global_start.operations() + self.global_end.operations(),
             );
             let want = self.linear.select(*rule, &w);
             let got = [
                 StartStripIndex::supports(*rule).then(|| self.start.select(*rule, &w)),
                 EndStripIndex::supports(*rule).then(|| self.end.select(*rule, &w)),
+                GlobalStartIndex::supports(*rule).then(|| self.global_start.select(*rule, &w)),
+                GlobalEndIndex::supports(*rule).then(|| self.global_end.select(*rule, &w)),
             ];
             self.stats.linear_ops[i] += self.linear.operations() - ops.0;
             self.stats.tree_ops[i] += self.start.operations() + self.end.operations() - ops.1;
-            let got = [got[0], got[1], Some(self.facade.select(*rule, &w))];
+            self.stats.global_ops[i] +=
+                self.global_start.operations() + self.global_end.operations() - ops.2;
+            let got = [
+                got[0],
+                got[1],
+                got[2],
+                got[3],
+                Some(self.facade.select(*rule, &w)),
+            ];
             for (j, g) in got.into_iter().enumerate() {
                 if let Some(g) = g
                     && bits(g) != bits(want)
@@ -421,12 +454,14 @@ fn report(name: &str, s: &Stats) {
     );
     for (i, rule) in RULES.iter().enumerate() {
         eprintln!(
-            "  {:<60} {:>8} queries {:>8} hits {:>9.1} linear ops/query {:>7.1} tree ops/query",
+            "  {:<60} {:>8} queries {:>8} hits {:>9.1} linear ops/query {:>7.1} tree ops/query \
+             {:>7.1} global ops/query",
             format!("{rule:?}"),
             s.queries[i],
             s.hits[i],
             s.linear_ops[i] as f64 / s.queries[i].max(1) as f64,
             s.tree_ops[i] as f64 / s.queries[i].max(1) as f64,
+            s.global_ops[i] as f64 / s.queries[i].max(1) as f64,
         );
     }
 }
@@ -463,6 +498,13 @@ fn identical_five_hundred_servers() {
             tree * 8.0 < lin,
             "{rule:?}: tree {tree} ops vs linear {lin}"
         );
+        if rule != &Rule::ShortestFeasible {
+            let global = s.global_ops[i] as f64;
+            assert!(
+                global * 8.0 < lin,
+                "{rule:?}: global tree {global} ops vs linear {lin}"
+            );
+        }
     }
     assert!(s.queries.iter().all(|q| *q >= 12_000));
 }
@@ -530,6 +572,8 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
     let mut linear = LinearIndex::with_expiry(geometry, expiry);
     let mut start = StartStripIndex::with_best_fit(config);
     let mut end = EndStripIndex::new(config);
+    let mut global_start = GlobalStartIndex::new(config);
+    let mut global_end = GlobalEndIndex::new(config);
     let mut facade = TreeIndex::with_all_rules(config);
     let mut now: Time = 0.0;
     for (k, op) in ops.iter().enumerate() {
@@ -554,6 +598,8 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                     linear.insert(p);
                     start.insert(p);
                     end.insert(p);
+                    global_start.insert(p);
+                    global_end.insert(p);
                     facade.insert(p);
                 }
             }
@@ -573,7 +619,13 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                     assert!(start.remove(&p), "op {k}: start lost {p}");
                     assert!(end.remove(&p), "op {k}: end lost {p}");
                     assert!(facade.remove(&p), "op {k}: facade lost {p}");
+                    assert!(global_start.remove(&p), "op {k}: global start lost {p}");
+                    assert!(global_end.remove(&p), "op {k}: global end lost {p}");
                     assert!(!end.remove(&p), "op {k}: end removed {p} twice");
+                    assert!(
+                        !global_end.remove(&p),
+                        "op {k}: global end removed {p} twice"
+                    );
                 }
             }
             Op::Advance(dt) => {
@@ -581,6 +633,8 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                 linear.advance(now);
                 start.advance(now);
                 end.advance(now);
+                global_start.advance(now);
+                global_end.advance(now);
                 facade.advance(now);
             }
             Op::Query { ready, len, slack } => {
@@ -604,6 +658,16 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                         want,
                         "op {k}: facade, {rule:?}, {w:?}, now {now}"
                     );
+                    assert_eq!(
+                        bits(global_start.select(rule, &w)),
+                        want,
+                        "op {k}: global start, {rule:?}, {w:?}, now {now}"
+                    );
+                    assert_eq!(
+                        bits(global_end.select(rule, &w)),
+                        want,
+                        "op {k}: global end, {rule:?}, {w:?}, now {now}"
+                    );
                 }
             }
         }
@@ -611,8 +675,20 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
         assert_eq!(all_bits(&start.periods()), want, "op {k}: start periods");
         assert_eq!(all_bits(&end.periods()), want, "op {k}: end periods");
         assert_eq!(all_bits(&facade.periods()), want, "op {k}: facade periods");
+        assert_eq!(
+            all_bits(&global_start.periods()),
+            want,
+            "op {k}: global start periods"
+        );
+        assert_eq!(
+            all_bits(&global_end.periods()),
+            want,
+            "op {k}: global end periods"
+        );
         start.check_invariants();
         end.check_invariants();
+        global_start.check_invariants();
+        global_end.check_invariants();
         facade.check_invariants();
     }
 }

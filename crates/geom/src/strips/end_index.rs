@@ -9,7 +9,7 @@ use crate::strip::{INFINITE_STRIP, StripGeometry, StripId};
 use crate::tree::{Forest, NIL, NodeId};
 
 use super::TreeConfig;
-use super::keys::{ByEnd, Cover, EndSum, bound};
+use super::keys::{ByEnd, Cover, EndSum, NO_END, bound, longest_by_end};
 use super::ring::Ring;
 use super::scan::scan_select;
 
@@ -272,7 +272,7 @@ impl EndStripIndex {
         let (pe, pd) = (geo.strip_of(w.earliest_end), geo.strip_of(w.deadline));
         let lo = |k: &ByEnd| k.0.end >= w.earliest_end;
         let hi = |k: &ByEnd| k.0.end <= w.deadline;
-        let sub = |s: &EndSum| s.longest.len() >= w.min_len;
+        let sub = |s: &EndSum| s.max_len >= w.min_len;
         let pred = |k: &ByEnd| k.0.len() >= w.min_len;
         let search = |root: NodeId, a: StripId, b: StripId| -> Option<IdlePeriod> {
             let (cl, ch) = (Cover::at_least(a, b, pe), Cover::at_most(a, b, pd));
@@ -285,23 +285,26 @@ impl EndStripIndex {
                 let edge = match order {
                     StripOrder::EarliestFirst => {
                         self.forest
-                            .find_first(root, bound(cl, &lo), bound(ch, &hi), &sub, &pred)
+                            .first_in(root, bound(cl, &lo), bound(ch, &hi), &sub, &pred)
                     }
                     StripOrder::LatestFirst => {
                         self.forest
-                            .find_last(root, bound(cl, &lo), bound(ch, &hi), &sub, &pred)
+                            .last_in(root, bound(cl, &lo), bound(ch, &hi), &sub, &pred)
                     }
                 }?;
                 let g = geo.strip_of(self.key(edge).end);
                 let in_lo = |k: &ByEnd| lo(k) && geo.strip_of(k.0.end) >= g;
                 let in_hi = |k: &ByEnd| hi(k) && geo.strip_of(k.0.end) <= g;
-                return self
-                    .forest
-                    .fold(root, Some(&in_lo), Some(&in_hi))
-                    .map(|s| s.longest);
+                let (lo, hi) = (Some(&in_lo), Some(&in_hi));
+                let max_len = self.forest.fold_in(root, lo, hi)?.max_len;
+                return longest_by_end(&self.forest, root, lo, hi, max_len);
             }
-            let folded = self.forest.fold(root, bound(cl, &lo), bound(ch, &hi))?;
-            (folded.longest.len() >= w.min_len).then_some(folded.longest)
+            let (lo, hi) = (bound(cl, &lo), bound(ch, &hi));
+            let max_len = self.forest.fold_in(root, lo, hi)?.max_len;
+            if max_len < w.min_len {
+                return None;
+            }
+            longest_by_end(&self.forest, root, lo, hi, max_len)
         };
         match order {
             StripOrder::EarliestFirst => self
@@ -324,7 +327,7 @@ impl EndStripIndex {
                 return None;
             }
             self.forest
-                .find_first(root, bound(cl, &lo), None, &sub, &pred)
+                .first_in(root, bound(cl, &lo), NO_END, &sub, &pred)
                 .map(|id| self.key(id))
         })
     }
@@ -342,13 +345,13 @@ impl EndStripIndex {
                 }
                 let last = self
                     .forest
-                    .find_last(root, bound(cl, &lo), None, &sub, &pred)?;
+                    .last_in(root, bound(cl, &lo), NO_END, &sub, &pred)?;
                 // Ties on the latest end go to the later start, then the lower server: the first
                 // candidate with that end in this order.
                 let end = self.key(last).end;
                 let same = |k: &ByEnd| k.0.end.total_cmp(&end).is_ge();
                 self.forest
-                    .find_first(root, Some(&same), None, &sub, &pred)
+                    .first_in(root, Some(&same), NO_END, &sub, &pred)
                     .map(|id| self.key(id))
             })
     }
@@ -389,7 +392,7 @@ impl EndStripIndex {
         };
         while let Some(id) =
             self.forest
-                .find_first(root, None, None, &|s| s.min_start < boundary, &|k| {
+                .first_in(root, NO_END, NO_END, &|s| s.min_start < boundary, &|k| {
                     k.0.start < boundary
                 })
         {

@@ -5,21 +5,31 @@ use crate::period::{IdlePeriod, Time, Window};
 
 use super::TreeConfig;
 use super::end_index::EndStripIndex;
+use super::global::{GlobalEndIndex, GlobalStartIndex};
 use super::start_index::StartStripIndex;
 
-/// The strip-tree index a scheduler uses in place of [`LinearIndex`](crate::LinearIndex):
-/// it keeps a [`StartStripIndex`] and/or an [`EndStripIndex`] depending on the rules it is
-/// built for, routes every query to the index that answers it from its trees, and answers any
-/// other rule by an `O(V)` scan (so any strategy runs on it, and answers are always identical
-/// to [`LinearIndex`](crate::LinearIndex)).
+/// The tree index a scheduler uses in place of [`LinearIndex`](crate::LinearIndex): it keeps
+/// the structures that answer the rules it is built for, routes every query to the one that
+/// answers it from its trees, and answers any other rule by an `O(V)` scan (so any strategy
+/// runs on it, and answers are always identical to [`LinearIndex`](crate::LinearIndex)).
 ///
-/// - start-strip rules (`EarliestFeasible`, `ShortestFeasible`, `LongestInFirstStartStrip`,
-///   `EarliestStartFromReady`, `LatestStartBeforeReady`, `EarliestStartBeforeReady`) need the
-///   start index (with Best-fit's 2-D trees only if `ShortestFeasible` is among the rules);
-/// - end-strip rules (`LongestInEndStrip`, `EarliestEndAfterDeadline`,
-///   `LatestEndAfterDeadline`) need the end index.
+/// Which structures, for the rules `new` is given (updates go to every structure kept,
+/// `O(log V)` each):
 ///
-/// Updates go to every index kept (`O(log V_s)` each).
+/// | rules | start family | end family |
+/// |---|---|---|
+/// | `ShortestFeasible` (Best-fit) among them | [`StartStripIndex`] with Best-fit's 2-D trees | |
+/// | else `EarliestFeasible` or `EarliestStartBeforeReady` (First-fit, Max-LIP) | [`GlobalStartIndex`] (answers Max-LIP's step 2 too) | |
+/// | else other start-strip rules (Min-LIP) | [`StartStripIndex`] | |
+/// | `LatestEndAfterDeadline` (Max-TIP) | | [`GlobalEndIndex`] (answers Max-TIP's step 2 too) |
+/// | else other end-strip rules (Min-TIP) | | [`EndStripIndex`] |
+///
+/// The strip indexes are the thesis's structure; they answer "the first strip, from the ready
+/// time's (or the deadline's), that holds a candidate" after `O(1)` root tests on the strips
+/// before it, which is what Min-LIP and Min-TIP ask. First-fit, Max-LIP and Max-TIP instead
+/// ask for the earliest (latest) candidate over the whole horizon, which a strip index finds
+/// by walking every strip up to it (`O(L / w)`); one tree over all periods finds it in
+/// `O(log V)` with the same answers (see [`GlobalStartIndex`]).
 ///
 /// ```
 /// use gridsched_geom::{
@@ -45,7 +55,26 @@ use super::start_index::StartStripIndex;
 #[derive(Debug, Clone)]
 pub struct TreeIndex {
     start: Option<StartStripIndex>,
+    global_start: Option<GlobalStartIndex>,
     end: Option<EndStripIndex>,
+    global_end: Option<GlobalEndIndex>,
+}
+
+/// Which structure answers a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Start,
+    GlobalStart,
+    End,
+    GlobalEnd,
+}
+
+/// Rules whose answer is the earliest candidate over the whole horizon (a strip walk).
+fn walks_start_strips(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::EarliestFeasible | Rule::EarliestStartBeforeReady
+    )
 }
 
 impl TreeIndex {
@@ -53,16 +82,20 @@ impl TreeIndex {
     pub fn new(config: TreeConfig, rules: &[Rule]) -> Self {
         let wants_start = rules.iter().any(|r| StartStripIndex::supports(*r)) || rules.is_empty();
         let wants_end = rules.iter().any(|r| EndStripIndex::supports(*r));
-        let start = wants_start.then(|| {
-            if rules.contains(&Rule::ShortestFeasible) {
-                StartStripIndex::with_best_fit(config)
-            } else {
-                StartStripIndex::new(config)
-            }
-        });
+        let best_fit = rules.contains(&Rule::ShortestFeasible);
+        let global_start = !best_fit && rules.iter().any(|r| walks_start_strips(*r));
+        let global_end = rules.contains(&Rule::LatestEndAfterDeadline);
         TreeIndex {
-            start,
-            end: wants_end.then(|| EndStripIndex::new(config)),
+            start: (wants_start && !global_start).then(|| {
+                if best_fit {
+                    StartStripIndex::with_best_fit(config)
+                } else {
+                    StartStripIndex::new(config)
+                }
+            }),
+            global_start: (wants_start && global_start).then(|| GlobalStartIndex::new(config)),
+            end: (wants_end && !global_end).then(|| EndStripIndex::new(config)),
+            global_end: (wants_end && global_end).then(|| GlobalEndIndex::new(config)),
         }
     }
 
@@ -70,7 +103,9 @@ impl TreeIndex {
     pub fn with_all_rules(config: TreeConfig) -> Self {
         TreeIndex {
             start: Some(StartStripIndex::with_best_fit(config)),
+            global_start: None,
             end: Some(EndStripIndex::new(config)),
+            global_end: None,
         }
     }
 
@@ -79,10 +114,28 @@ impl TreeIndex {
         true
     }
 
+    /// The structure that answers `rule` from its trees, if any.
+    fn route(&self, rule: Rule) -> Option<Route> {
+        if self.start.as_ref().is_some_and(|s| s.indexes(rule)) && !self.prefers_global(rule) {
+            Some(Route::Start)
+        } else if self.global_start.is_some() && GlobalStartIndex::supports(rule) {
+            Some(Route::GlobalStart)
+        } else if self.global_end.is_some() && GlobalEndIndex::supports(rule) {
+            Some(Route::GlobalEnd)
+        } else if self.end.is_some() && EndStripIndex::supports(rule) {
+            Some(Route::End)
+        } else {
+            None
+        }
+    }
+
+    fn prefers_global(&self, rule: Rule) -> bool {
+        self.global_start.is_some() && GlobalStartIndex::supports(rule)
+    }
+
     /// Whether this index answers `rule` from its trees rather than by a scan.
     pub fn indexes(&self, rule: Rule) -> bool {
-        self.start.as_ref().is_some_and(|s| s.indexes(rule))
-            || (self.end.is_some() && EndStripIndex::supports(rule))
+        self.route(rule).is_some()
     }
 
     /// The start-strip index, if kept.
@@ -95,25 +148,75 @@ impl TreeIndex {
         self.end.as_ref()
     }
 
+    /// The global start-ordered tree, if kept.
+    pub fn global_start_index(&self) -> Option<&GlobalStartIndex> {
+        self.global_start.as_ref()
+    }
+
+    /// The global end-ordered tree, if kept.
+    pub fn global_end_index(&self) -> Option<&GlobalEndIndex> {
+        self.global_end.as_ref()
+    }
+
     /// Checks the invariants of every index kept, and that they hold the same periods.
     pub fn check_invariants(&self) {
         if let Some(s) = &self.start {
             s.check_invariants();
         }
+        if let Some(s) = &self.global_start {
+            s.check_invariants();
+        }
         if let Some(e) = &self.end {
             e.check_invariants();
         }
-        if let (Some(s), Some(e)) = (&self.start, &self.end) {
-            assert_eq!(s.periods(), e.periods(), "start and end indexes disagree");
+        if let Some(e) = &self.global_end {
+            e.check_invariants();
+        }
+        let all = self.all();
+        let want = all[0].periods();
+        for ix in &all[1..] {
+            assert_eq!(ix.periods(), want, "the structures of a TreeIndex disagree");
         }
     }
 
-    fn primary(&self) -> &dyn IdlePeriodIndex {
-        match (&self.start, &self.end) {
-            (Some(s), _) => s,
-            (None, Some(e)) => e,
-            (None, None) => unreachable!("a TreeIndex keeps at least one index"),
+    /// Every structure kept.
+    fn all(&self) -> Vec<&dyn IdlePeriodIndex> {
+        let mut out: Vec<&dyn IdlePeriodIndex> = Vec::new();
+        if let Some(s) = &self.start {
+            out.push(s);
         }
+        if let Some(s) = &self.global_start {
+            out.push(s);
+        }
+        if let Some(e) = &self.end {
+            out.push(e);
+        }
+        if let Some(e) = &self.global_end {
+            out.push(e);
+        }
+        out
+    }
+
+    fn primary(&self) -> &dyn IdlePeriodIndex {
+        self.all()
+            .into_iter()
+            .next()
+            .expect("a TreeIndex keeps at least one index")
+    }
+
+    fn primary_mut(&mut self) -> &mut dyn IdlePeriodIndex {
+        if let Some(s) = &mut self.start {
+            return s;
+        }
+        if let Some(s) = &mut self.global_start {
+            return s;
+        }
+        if let Some(e) = &mut self.end {
+            return e;
+        }
+        self.global_end
+            .as_mut()
+            .expect("a TreeIndex keeps at least one index")
     }
 }
 
@@ -122,47 +225,79 @@ impl IdlePeriodIndex for TreeIndex {
         if let Some(s) = &mut self.start {
             s.insert(period);
         }
+        if let Some(s) = &mut self.global_start {
+            s.insert(period);
+        }
         if let Some(e) = &mut self.end {
+            e.insert(period);
+        }
+        if let Some(e) = &mut self.global_end {
             e.insert(period);
         }
     }
 
     fn remove(&mut self, period: &IdlePeriod) -> bool {
-        match (&mut self.start, &mut self.end) {
-            (Some(s), Some(e)) => match s.take(period) {
-                Some(stored) => {
-                    let found = e.remove(&stored);
-                    debug_assert!(found, "end index lost {stored}");
-                    true
-                }
-                None => false,
-            },
-            (Some(s), None) => s.remove(period),
-            (None, Some(e)) => e.remove(period),
-            (None, None) => false,
+        // Find the stored period (its end may differ from the caller's) by (start, server) in
+        // a start-ordered structure if there is one, then remove it exactly everywhere else.
+        let stored = if let Some(s) = &mut self.start {
+            s.take(period)
+        } else if let Some(s) = &mut self.global_start {
+            s.take(period)
+        } else if let Some(e) = &mut self.end {
+            e.take(period)
+        } else if let Some(e) = &mut self.global_end {
+            e.take(period)
+        } else {
+            None
+        };
+        let Some(stored) = stored else {
+            return false;
+        };
+        if self.start.is_some() {
+            if let Some(s) = &mut self.global_start {
+                let found = s.take(&stored).is_some();
+                debug_assert!(found, "global start index lost {stored}");
+            }
         }
+        if self.start.is_some() || self.global_start.is_some() {
+            if let Some(e) = &mut self.end {
+                let found = e.take(&stored).is_some();
+                debug_assert!(found, "end index lost {stored}");
+            }
+        }
+        if self.start.is_some() || self.global_start.is_some() || self.end.is_some() {
+            if let Some(e) = &mut self.global_end {
+                let found = e.remove_exact(&stored);
+                debug_assert!(found, "global end index lost {stored}");
+            }
+        }
+        true
     }
 
     fn advance(&mut self, now: Time) {
         if let Some(s) = &mut self.start {
             s.advance(now);
         }
+        if let Some(s) = &mut self.global_start {
+            s.advance(now);
+        }
         if let Some(e) = &mut self.end {
+            e.advance(now);
+        }
+        if let Some(e) = &mut self.global_end {
             e.advance(now);
         }
     }
 
     fn select(&mut self, rule: Rule, window: &Window) -> Option<IdlePeriod> {
-        if let Some(s) = self.start.as_mut().filter(|s| s.indexes(rule)) {
-            return s.select(rule, window);
-        }
-        if let Some(e) = self.end.as_mut().filter(|_| EndStripIndex::supports(rule)) {
-            return e.select(rule, window);
-        }
-        match (&mut self.start, &mut self.end) {
-            (Some(s), _) => s.select(rule, window),
-            (None, Some(e)) => e.select(rule, window),
-            (None, None) => None,
+        match self.route(rule) {
+            Some(Route::Start) => self.start.as_mut().map(|s| s.select(rule, window))?,
+            Some(Route::GlobalStart) => {
+                self.global_start.as_mut().map(|s| s.select(rule, window))?
+            }
+            Some(Route::End) => self.end.as_mut().map(|e| e.select(rule, window))?,
+            Some(Route::GlobalEnd) => self.global_end.as_mut().map(|e| e.select(rule, window))?,
+            None => self.primary_mut().select(rule, window),
         }
     }
 
@@ -172,7 +307,9 @@ impl IdlePeriodIndex for TreeIndex {
 
     fn operations(&self) -> u64 {
         self.start.as_ref().map_or(0, |s| s.operations())
+            + self.global_start.as_ref().map_or(0, |s| s.operations())
             + self.end.as_ref().map_or(0, |e| e.operations())
+            + self.global_end.as_ref().map_or(0, |e| e.operations())
     }
 
     fn periods(&self) -> Vec<IdlePeriod> {

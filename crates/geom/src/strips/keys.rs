@@ -7,7 +7,12 @@ use std::cmp::Ordering;
 
 use crate::period::{IdlePeriod, Time};
 use crate::strip::StripId;
-use crate::tree::Summary;
+use crate::tree::{Forest, NoBound, NodeId, Summary};
+
+/// No range bound on a start-ordered tree (for the monomorphized descents).
+pub(crate) const NO_START: Option<&NoBound<ByStart>> = None;
+/// No range bound on an end-ordered tree.
+pub(crate) const NO_END: Option<&NoBound<ByEnd>> = None;
 
 /// `a` longer than `b`; ties by earlier start, then lower server (as `linear::longer`).
 #[inline]
@@ -98,6 +103,14 @@ ordered_key!(
     by_len
 );
 
+/// Bitwise equality of two periods (what "unchanged" means for a summary).
+#[inline]
+pub(crate) fn same_bits(a: &IdlePeriod, b: &IdlePeriod) -> bool {
+    a.start.to_bits() == b.start.to_bits()
+        && a.end.to_bits() == b.end.to_bits()
+        && a.server == b.server
+}
+
 #[inline]
 fn max_t(a: Time, b: Time) -> Time {
     if b > a { b } else { a }
@@ -109,12 +122,17 @@ fn min_t(a: Time, b: Time) -> Time {
 }
 
 /// Summary of a start-ordered subtree: latest end (the thesis's max-end pointer), earliest
-/// end (for expiry) and the longest period (the max-length pointer; ties as [`longer`]).
+/// end (for expiry) and the greatest length (the thesis's max-length pointer, as a value).
+///
+/// Only values are kept, not the periods that attain them: then removing one of several
+/// equally long periods (typically one of the servers' tails, all infinitely long) leaves
+/// the summaries of its ancestors unchanged and the update stops early. The longest period
+/// itself is found by one more descent ([`longest_by_start`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct StartSum {
     pub max_end: Time,
     pub min_end: Time,
-    pub longest: IdlePeriod,
+    pub max_len: Time,
 }
 
 impl Summary<ByStart> for StartSum {
@@ -123,7 +141,7 @@ impl Summary<ByStart> for StartSum {
         StartSum {
             max_end: k.0.end,
             min_end: k.0.end,
-            longest: k.0,
+            max_len: k.0.len(),
         }
     }
     #[inline]
@@ -131,20 +149,23 @@ impl Summary<ByStart> for StartSum {
         StartSum {
             max_end: max_t(a.max_end, b.max_end),
             min_end: min_t(a.min_end, b.min_end),
-            longest: if longer(&b.longest, &a.longest) {
-                b.longest
-            } else {
-                a.longest
-            },
+            max_len: max_t(a.max_len, b.max_len),
         }
+    }
+    #[inline]
+    fn unchanged(a: &Self, b: &Self) -> bool {
+        a.max_end.to_bits() == b.max_end.to_bits()
+            && a.min_end.to_bits() == b.min_end.to_bits()
+            && a.max_len.to_bits() == b.max_len.to_bits()
     }
 }
 
-/// Summary of an end-ordered subtree: earliest start and the longest period.
+/// Summary of an end-ordered subtree: earliest start and greatest length (values only, as
+/// [`StartSum`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct EndSum {
     pub min_start: Time,
-    pub longest: IdlePeriod,
+    pub max_len: Time,
 }
 
 impl Summary<ByEnd> for EndSum {
@@ -152,20 +173,67 @@ impl Summary<ByEnd> for EndSum {
     fn of(k: &ByEnd) -> Self {
         EndSum {
             min_start: k.0.start,
-            longest: k.0,
+            max_len: k.0.len(),
         }
     }
     #[inline]
     fn combine(a: &Self, b: &Self) -> Self {
         EndSum {
             min_start: min_t(a.min_start, b.min_start),
-            longest: if longer(&b.longest, &a.longest) {
-                b.longest
-            } else {
-                a.longest
-            },
+            max_len: max_t(a.max_len, b.max_len),
         }
     }
+    #[inline]
+    fn unchanged(a: &Self, b: &Self) -> bool {
+        a.min_start.to_bits() == b.min_start.to_bits() && a.max_len.to_bits() == b.max_len.to_bits()
+    }
+}
+
+/// The longest period of a start-ordered tree's key range (ties as [`longer`]: earlier
+/// start, then lower server), given `max_len`, the greatest length in the range (from a fold
+/// or a root summary). The first key of the range, in (start, server) order, that is that
+/// long *is* the one: `O(log n)`.
+#[inline]
+pub(crate) fn longest_by_start<L, H>(
+    forest: &Forest<ByStart, StartSum>,
+    root: NodeId,
+    lo: Option<&L>,
+    hi: Option<&H>,
+    max_len: Time,
+) -> Option<IdlePeriod>
+where
+    L: Fn(&ByStart) -> bool + ?Sized,
+    H: Fn(&ByStart) -> bool + ?Sized,
+{
+    let sub = |s: &StartSum| s.max_len >= max_len;
+    let pred = |k: &ByStart| k.0.len() >= max_len;
+    forest
+        .first_in(root, lo, hi, &sub, &pred)
+        .map(|id| forest.key(id).0)
+}
+
+/// The longest period of an end-ordered tree's key range (ties as [`longer`]), given the
+/// greatest length in the range. The tree's order is not the tie-break order, so every key
+/// of the range that long is visited (`O((1 + ties) log n)`).
+#[inline]
+pub(crate) fn longest_by_end<L, H>(
+    forest: &Forest<ByEnd, EndSum>,
+    root: NodeId,
+    lo: Option<&L>,
+    hi: Option<&H>,
+    max_len: Time,
+) -> Option<IdlePeriod>
+where
+    L: Fn(&ByEnd) -> bool + ?Sized,
+    H: Fn(&ByEnd) -> bool + ?Sized,
+{
+    let sub = |s: &EndSum| s.max_len >= max_len;
+    let pred = |k: &ByEnd| k.0.len() >= max_len;
+    let mut best = None;
+    forest.for_each_in(root, lo, hi, &sub, &pred, &mut |k: &ByEnd| {
+        best = pick(best, Some(k.0), longer);
+    });
+    best
 }
 
 /// The shortest period of a subtree (Best-fit order): the min-length pointer of `t^e`.
@@ -180,6 +248,10 @@ impl Summary<ByEnd> for Shortest {
     #[inline]
     fn combine(a: &Self, b: &Self) -> Self {
         if shorter(&b.0, &a.0) { *b } else { *a }
+    }
+    #[inline]
+    fn unchanged(a: &Self, b: &Self) -> bool {
+        same_bits(&a.0, &b.0)
     }
 }
 
@@ -233,6 +305,6 @@ impl Cover {
 
 /// `Some(pred)` when the cover is partial, `None` when it is total (callers skip `Nothing`).
 #[inline]
-pub(crate) fn bound<K>(cover: Cover, pred: &dyn Fn(&K) -> bool) -> Option<&dyn Fn(&K) -> bool> {
+pub(crate) fn bound<F: ?Sized>(cover: Cover, pred: &F) -> Option<&F> {
     (cover == Cover::Part).then_some(pred)
 }

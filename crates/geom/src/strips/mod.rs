@@ -20,6 +20,7 @@
 mod best_fit;
 mod end_index;
 mod facade;
+mod global;
 mod keys;
 mod ring;
 mod scan;
@@ -27,6 +28,7 @@ mod start_index;
 
 pub use end_index::EndStripIndex;
 pub use facade::TreeIndex;
+pub use global::{GlobalEndIndex, GlobalStartIndex};
 pub use start_index::StartStripIndex;
 
 use crate::index::ExpiryMode;

@@ -18,10 +18,11 @@ pub(crate) struct Ring<T> {
 }
 
 impl<T: Default + Clone> Ring<T> {
-    /// `len` empty slots starting at strip `base`.
+    /// At least `len` empty slots (rounded up to a power of two, so that a slot is found by
+    /// masking rather than by a division) starting at strip `base`.
     pub(crate) fn new(len: usize, base: StripId) -> Self {
         Ring {
-            slots: vec![T::default(); len.max(1)],
+            slots: vec![T::default(); len.max(1).next_power_of_two()],
             head: 0,
             base,
         }
@@ -51,7 +52,7 @@ impl<T: Default + Clone> Ring<T> {
     #[inline]
     fn index(&self, g: StripId) -> usize {
         debug_assert!(g >= self.base && g < self.end());
-        (self.head + (g - self.base) as usize) % self.slots.len()
+        (self.head + (g - self.base) as usize) & (self.slots.len() - 1)
     }
 
     /// The slot of strip `g`, if `g` is in the ring.
@@ -123,7 +124,7 @@ impl<T: Default + Clone> Ring<T> {
             if !is_empty(&slot) {
                 out.push((self.base, slot));
             }
-            self.head = (self.head + 1) % self.slots.len();
+            self.head = (self.head + 1) & (self.slots.len() - 1);
             self.base += 1;
             steps += 1;
         }
@@ -139,7 +140,7 @@ impl<T: Default + Clone> Ring<T> {
         (0..self.slots.len()).map(move |i| {
             (
                 self.base + i as StripId,
-                &self.slots[(self.head + i) % self.slots.len()],
+                &self.slots[(self.head + i) & (self.slots.len() - 1)],
             )
         })
     }
@@ -152,18 +153,28 @@ mod tests {
     #[test]
     fn rotation_and_growth_keep_strips() {
         let mut r: Ring<u32> = Ring::new(3, 10);
+        assert_eq!(r.len(), 4);
         *r.get_or_grow(10) = 1;
         *r.get_or_grow(12) = 3;
         assert_eq!(r.advance_to(11, |x| *x == 0), vec![(10, 1)]);
         assert_eq!(r.base(), 11);
-        assert_eq!(r.end(), 14);
+        assert_eq!(r.end(), 15);
         *r.get_or_grow(13) = 4;
-        *r.get_or_grow(16) = 7; // grows to 6 slots
-        assert_eq!(r.len(), 6);
+        *r.get_or_grow(16) = 7; // grows to 8 slots
+        assert_eq!(r.len(), 8);
         let got: Vec<(StripId, u32)> = r.iter().map(|(g, x)| (g, *x)).collect();
         assert_eq!(
             got,
-            vec![(11, 0), (12, 3), (13, 4), (14, 0), (15, 0), (16, 7)]
+            vec![
+                (11, 0),
+                (12, 3),
+                (13, 4),
+                (14, 0),
+                (15, 0),
+                (16, 7),
+                (17, 0),
+                (18, 0)
+            ]
         );
         assert_eq!(
             r.advance_to(100, |x| *x == 0),

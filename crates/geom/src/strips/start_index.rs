@@ -9,7 +9,7 @@ use crate::tree::{Forest, NIL, NodeId};
 
 use super::TreeConfig;
 use super::best_fit::{BestFitForest, BfRoot};
-use super::keys::{ByStart, Cover, StartSum, bound};
+use super::keys::{ByStart, Cover, NO_START, StartSum, bound, longest_by_start};
 use super::ring::Ring;
 use super::scan::scan_select;
 
@@ -268,7 +268,7 @@ impl StartStripIndex {
             };
             let dead = self
                 .forest
-                .find_first(slot.avl, None, None, &|s| s.min_end <= now, &|k| {
+                .first_in(slot.avl, NO_START, NO_START, &|s| s.min_end <= now, &|k| {
                     k.0.end <= now
                 })
                 .map(|id| self.forest.key(id).0);
@@ -354,21 +354,21 @@ impl StartStripIndex {
         let r1_pred = |k: &ByStart| k.0.end >= w.earliest_end;
         let r2_lo = |k: &ByStart| k.0.start >= w.ready;
         let r2_hi = |k: &ByStart| k.0.start <= w.latest_start;
-        let r2_sub = |s: &StartSum| s.longest.len() >= w.min_len;
+        let r2_sub = |s: &StartSum| s.max_len >= w.min_len;
         let r2_pred = |k: &ByStart| k.0.len() >= w.min_len;
         for (slot, a, b) in self.ascending(StripId::MIN, p.max(p2)) {
             let c1 = Cover::at_most(a, b, p);
             if c1 != Cover::Nothing {
                 let hit =
                     self.forest
-                        .find_first(slot.avl, None, bound(c1, &r1_hi), &r1_sub, &r1_pred);
+                        .first_in(slot.avl, NO_START, bound(c1, &r1_hi), &r1_sub, &r1_pred);
                 if let Some(id) = hit {
                     return Some(self.key(id));
                 }
             }
             let (lo, hi) = (Cover::at_least(a, b, p), Cover::at_most(a, b, p2));
             if lo.and(hi) != Cover::Nothing {
-                let hit = self.forest.find_first(
+                let hit = self.forest.first_in(
                     slot.avl,
                     bound(lo, &r2_lo),
                     bound(hi, &r2_hi),
@@ -388,14 +388,14 @@ impl StartStripIndex {
         let (p, p2) = (geo.strip_of(w.ready), geo.strip_of(w.latest_start));
         let r2_lo = |k: &ByStart| k.0.start >= w.ready;
         let r2_hi = |k: &ByStart| k.0.start <= w.latest_start;
-        let r2_sub = |s: &StartSum| s.longest.len() >= w.min_len;
+        let r2_sub = |s: &StartSum| s.max_len >= w.min_len;
         let r2_pred = |k: &ByStart| k.0.len() >= w.min_len;
         for (slot, a, b) in self.ascending(p, p2) {
             let (lo, hi) = (Cover::at_least(a, b, p), Cover::at_most(a, b, p2));
             if lo.and(hi) == Cover::Nothing {
                 continue;
             }
-            let hit = self.forest.find_first(
+            let hit = self.forest.first_in(
                 slot.avl,
                 bound(lo, &r2_lo),
                 bound(hi, &r2_hi),
@@ -414,7 +414,7 @@ impl StartStripIndex {
         let (p, p2) = (geo.strip_of(w.ready), geo.strip_of(w.latest_start));
         let r2_lo = |k: &ByStart| k.0.start >= w.ready;
         let r2_hi = |k: &ByStart| k.0.start <= w.latest_start;
-        let r2_sub = |s: &StartSum| s.longest.len() >= w.min_len;
+        let r2_sub = |s: &StartSum| s.max_len >= w.min_len;
         let r2_pred = |k: &ByStart| k.0.len() >= w.min_len;
         for (slot, a, b) in self.ascending(p, p2) {
             let (lo, hi) = (Cover::at_least(a, b, p), Cover::at_most(a, b, p2));
@@ -424,7 +424,7 @@ impl StartStripIndex {
             if a != b {
                 // The pool spans many strips: find the first strip with a candidate, then the
                 // longest period inside it.
-                let first = self.forest.find_first(
+                let first = self.forest.first_in(
                     slot.avl,
                     bound(lo, &r2_lo),
                     bound(hi, &r2_hi),
@@ -435,16 +435,14 @@ impl StartStripIndex {
                 let g = geo.strip_of(self.key(first).start);
                 let in_lo = |k: &ByStart| r2_lo(k) && geo.strip_of(k.0.start) >= g;
                 let in_hi = |k: &ByStart| r2_hi(k) && geo.strip_of(k.0.start) <= g;
-                return self
-                    .forest
-                    .fold(slot.avl, Some(&in_lo), Some(&in_hi))
-                    .map(|s| s.longest);
+                let (lo, hi) = (Some(&in_lo), Some(&in_hi));
+                let max_len = self.forest.fold_in(slot.avl, lo, hi)?.max_len;
+                return longest_by_start(&self.forest, slot.avl, lo, hi, max_len);
             }
-            let folded = self
-                .forest
-                .fold(slot.avl, bound(lo, &r2_lo), bound(hi, &r2_hi));
-            if let Some(s) = folded.filter(|s| s.longest.len() >= w.min_len) {
-                return Some(s.longest);
+            let (lo, hi) = (bound(lo, &r2_lo), bound(hi, &r2_hi));
+            let folded = self.forest.fold_in(slot.avl, lo, hi);
+            if let Some(s) = folded.filter(|s| s.max_len >= w.min_len) {
+                return longest_by_start(&self.forest, slot.avl, lo, hi, s.max_len);
             }
         }
         None
@@ -469,7 +467,7 @@ impl StartStripIndex {
             }
             let Some(last) = self
                 .forest
-                .find_last(slot.avl, None, bound(c, &hi), &sub, &pred)
+                .last_in(slot.avl, NO_START, bound(c, &hi), &sub, &pred)
             else {
                 continue;
             };
@@ -478,7 +476,7 @@ impl StartStripIndex {
             let lo = |k: &ByStart| k.0.start.total_cmp(&start).is_ge();
             let first = self
                 .forest
-                .find_first(slot.avl, Some(&lo), bound(c, &hi), &sub, &pred);
+                .first_in(slot.avl, Some(&lo), bound(c, &hi), &sub, &pred);
             return first.map(|id| self.key(id));
         }
         None
@@ -496,7 +494,7 @@ impl StartStripIndex {
             }
             if let Some(id) = self
                 .forest
-                .find_first(slot.avl, None, bound(c, &hi), &sub, &pred)
+                .first_in(slot.avl, NO_START, bound(c, &hi), &sub, &pred)
             {
                 return Some(self.key(id));
             }
@@ -517,7 +515,7 @@ impl StartStripIndex {
             let c2 = lo.and(hi);
             let root = self.forest.summary(slot.avl).expect("non-empty slot");
             // O(1) skip of a whole R2 strip by its max-length pointer.
-            if c2 == Cover::Part || (c2 == Cover::All && root.longest.len() >= w.min_len) {
+            if c2 == Cover::Part || (c2 == Cover::All && root.max_len >= w.min_len) {
                 best = bf.shortest_at_least(
                     &slot.bf,
                     bound(lo, &r2_lo),

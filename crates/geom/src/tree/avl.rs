@@ -15,6 +15,10 @@ pub const NIL: NodeId = u32::MAX;
 /// for a key it holds for every larger key), an upper bound *downward closed*.
 pub type KeyPred<'a, K> = &'a dyn Fn(&K) -> bool;
 
+/// Longest root-to-leaf path an update keeps on its stack. An AVL tree of height `h` holds at
+/// least `F(h + 2) - 1` keys, so `2^32` node ids allow a height of at most 46.
+const MAX_DEPTH: usize = 64;
+
 /// A monoid-like summary of a subtree, recomputed bottom-up on every structural change.
 ///
 /// `combine` must be associative; it is applied in key order (`combine(left, right)` where
@@ -26,6 +30,13 @@ pub trait Summary<K>: Clone {
     fn of(key: &K) -> Self;
     /// The summary of two adjacent key ranges, `left` before `right`.
     fn combine(left: &Self, right: &Self) -> Self;
+    /// Whether `new` may stand for `old` in every later use, i.e. they are equal bit for bit.
+    /// An update stops climbing at a node whose height and summary are unchanged (its
+    /// ancestors are then unchanged too). The default, `false`, always climbs to the root.
+    #[inline]
+    fn unchanged(_old: &Self, _new: &Self) -> bool {
+        false
+    }
 }
 
 /// No augmentation.
@@ -34,6 +45,10 @@ impl<K> Summary<K> for () {
     fn of(_: &K) {}
     #[inline]
     fn combine(_: &(), _: &()) {}
+    #[inline]
+    fn unchanged(_: &(), _: &()) -> bool {
+        true
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -50,6 +65,12 @@ struct Node<K, S> {
 /// Keys are unique within a tree and ordered by `K: Ord`. Every public operation takes the
 /// root of the tree it works on (`&mut NodeId` when the root may change). Counts every node it
 /// touches in [`Forest::visits`], a deterministic cost measure.
+///
+/// Updates are iterative (an explicit path stack) and stop climbing at the first node whose
+/// height and summary did not change ([`Summary::unchanged`]), so an insertion or deletion
+/// recomputes `O(1)` summaries on average, `O(log n)` at worst. The descents exist in a
+/// monomorphized form ([`Forest::first_in`], [`Forest::last_in`], [`Forest::fold_in`]) whose
+/// predicates inline, and in a `dyn` form ([`Forest::find_first`], ...) for convenience.
 ///
 /// ```
 /// use gridsched_geom::tree::{Forest, NIL, Summary};
@@ -92,6 +113,9 @@ impl<K, S> Default for Forest<K, S> {
         }
     }
 }
+
+/// "No bound" for the monomorphized descents: `None::<&NoBound<K>>`.
+pub type NoBound<K> = fn(&K) -> bool;
 
 impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
     /// An empty forest.
@@ -178,20 +202,25 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
     }
 
     /// Recomputes height and summary of `id` from its children.
+    #[inline]
     fn update(&mut self, id: NodeId) {
         let node = self.node(id);
         let (l, r) = (node.left, node.right);
         let mut sum = S::of(&node.key);
+        let mut h = 0;
         if l != NIL {
-            sum = S::combine(&self.node(l).sum, &sum);
+            let ln = self.node(l);
+            sum = S::combine(&ln.sum, &sum);
+            h = ln.height;
         }
         if r != NIL {
-            sum = S::combine(&sum, &self.node(r).sum);
+            let rn = self.node(r);
+            sum = S::combine(&sum, &rn.sum);
+            h = h.max(rn.height);
         }
-        let height = 1 + self.height(l).max(self.height(r));
         let node = self.node_mut(id);
         node.sum = sum;
-        node.height = height;
+        node.height = h + 1;
     }
 
     fn rotate_right(&mut self, id: NodeId) -> NodeId {
@@ -235,98 +264,120 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
         }
     }
 
+    /// Links `child` under the last node of `path` (on the side bit `i` of `right` gives for
+    /// `path[i]`) and restores balance, heights and summaries upwards. Stops at the first node
+    /// below level `force` that is unchanged; otherwise sets `root`.
+    fn fix_path(
+        &mut self,
+        root: &mut NodeId,
+        path: &[NodeId],
+        right: u64,
+        mut child: NodeId,
+        force: usize,
+    ) {
+        for i in (0..path.len()).rev() {
+            let v = path[i];
+            let node = self.node_mut(v);
+            if right >> i & 1 == 1 {
+                node.right = child;
+            } else {
+                node.left = child;
+            }
+            let (h, sum) = (node.height, node.sum.clone());
+            let nv = self.rebalance(v);
+            if nv == v
+                && i < force
+                && self.node(v).height == h
+                && S::unchanged(&sum, &self.node(v).sum)
+            {
+                return;
+            }
+            child = nv;
+        }
+        *root = child;
+    }
+
     /// Inserts `key` into the tree at `root`; returns `false` (and drops `key`) if an equal key
     /// is already there. `O(log n)`.
     pub fn insert(&mut self, root: &mut NodeId, key: K) -> bool {
-        match self.insert_rec(*root, key) {
-            Some(new_root) => {
-                *root = new_root;
-                true
-            }
-            None => false,
+        let mut path = [NIL; MAX_DEPTH];
+        let mut right = 0u64;
+        let mut n = 0;
+        let mut id = *root;
+        while id != NIL {
+            self.touch();
+            let node = self.node(id);
+            path[n] = id;
+            id = match key.cmp(&node.key) {
+                Ordering::Less => node.left,
+                Ordering::Greater => {
+                    right |= 1 << n;
+                    node.right
+                }
+                Ordering::Equal => return false,
+            };
+            n += 1;
         }
-    }
-
-    fn insert_rec(&mut self, id: NodeId, key: K) -> Option<NodeId> {
-        if id == NIL {
-            return Some(self.alloc(key));
-        }
-        self.touch();
-        match key.cmp(&self.node(id).key) {
-            Ordering::Less => {
-                let l = self.insert_rec(self.node(id).left, key)?;
-                self.node_mut(id).left = l;
-            }
-            Ordering::Greater => {
-                let r = self.insert_rec(self.node(id).right, key)?;
-                self.node_mut(id).right = r;
-            }
-            Ordering::Equal => return None,
-        }
-        Some(self.rebalance(id))
+        let new = self.alloc(key);
+        self.fix_path(root, &path[..n], right, new, usize::MAX);
+        true
     }
 
     /// Removes the key equal to `key` from the tree at `root` and returns it. `O(log n)`.
     pub fn remove(&mut self, root: &mut NodeId, key: &K) -> Option<K> {
-        let (new_root, out) = self.remove_rec(*root, key);
-        if out.is_some() {
-            *root = new_root;
-        }
-        out
-    }
-
-    fn remove_rec(&mut self, id: NodeId, key: &K) -> (NodeId, Option<K>) {
-        if id == NIL {
-            return (NIL, None);
-        }
-        self.touch();
-        match key.cmp(&self.node(id).key) {
-            Ordering::Less => {
-                let (l, out) = self.remove_rec(self.node(id).left, key);
-                if out.is_none() {
-                    return (id, None);
+        let mut path = [NIL; MAX_DEPTH];
+        let mut right = 0u64;
+        let mut n = 0;
+        let mut id = *root;
+        loop {
+            if id == NIL {
+                return None;
+            }
+            self.touch();
+            let node = self.node(id);
+            let next = match key.cmp(&node.key) {
+                Ordering::Less => node.left,
+                Ordering::Greater => {
+                    right |= 1 << n;
+                    node.right
                 }
-                self.node_mut(id).left = l;
-                (self.rebalance(id), out)
-            }
-            Ordering::Greater => {
-                let (r, out) = self.remove_rec(self.node(id).right, key);
-                if out.is_none() {
-                    return (id, None);
-                }
-                self.node_mut(id).right = r;
-                (self.rebalance(id), out)
-            }
-            Ordering::Equal => {
-                let (l, r) = (self.node(id).left, self.node(id).right);
-                let out = self.node(id).key.clone();
-                self.free.push(id);
-                let new = if l == NIL {
-                    r
-                } else if r == NIL {
-                    l
-                } else {
-                    let (nr, m) = self.take_min(r);
-                    let node = self.node_mut(m);
-                    node.left = l;
-                    node.right = nr;
-                    self.rebalance(m)
-                };
-                (new, Some(out))
-            }
+                Ordering::Equal => break,
+            };
+            path[n] = id;
+            n += 1;
+            id = next;
         }
-    }
-
-    /// Detaches the minimum node of the (non-empty) subtree `id`; returns (new root, min node).
-    fn take_min(&mut self, id: NodeId) -> (NodeId, NodeId) {
-        self.touch();
-        let l = self.node(id).left;
-        if l == NIL {
-            return (self.node(id).right, id);
+        let x = id;
+        let (l, r) = (self.node(x).left, self.node(x).right);
+        let out = self.node(x).key.clone();
+        self.free.push(x);
+        if l == NIL || r == NIL {
+            let child = if l == NIL { r } else { l };
+            self.fix_path(root, &path[..n], right, child, usize::MAX);
+        } else {
+            // The successor m (minimum of the right subtree) takes x's place; its own right
+            // subtree takes m's. Levels from x's position down must all be recomputed.
+            let xi = n;
+            right |= 1 << n;
+            n += 1;
+            let mut c = r;
+            while self.node(c).left != NIL {
+                self.touch();
+                path[n] = c;
+                n += 1;
+                c = self.node(c).left;
+            }
+            let m = c;
+            let child = self.node(m).right;
+            let node = self.node_mut(m);
+            node.left = l;
+            if m != r {
+                node.right = r;
+            }
+            path[xi] = m;
+            self.fix_path(root, &path[..n], right, child, xi);
         }
-        let (nl, m) = self.take_min(l);
-        self.node_mut(id).left = nl;
-        (self.rebalance(id), m)
+        Some(out)
     }
 
     /// The node holding the key equal to `key`. `O(log n)`.
@@ -444,46 +495,81 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
         sub: &dyn Fn(&S) -> bool,
         pred: &dyn Fn(&K) -> bool,
     ) -> Option<NodeId> {
-        self.first_rec(root, lo, hi, sub, pred)
+        self.first_in(root, lo, hi, sub, pred)
     }
 
-    fn first_rec(
+    /// Mirror of [`Forest::find_first`]: the last node in key order in the range satisfying
+    /// `pred`.
+    pub fn find_last(
         &self,
-        id: NodeId,
+        root: NodeId,
         lo: Option<KeyPred<'_, K>>,
         hi: Option<KeyPred<'_, K>>,
         sub: &dyn Fn(&S) -> bool,
         pred: &dyn Fn(&K) -> bool,
     ) -> Option<NodeId> {
-        if id == NIL {
-            return None;
-        }
-        if lo.is_none() && hi.is_none() {
-            return self.first_full(id, sub, pred);
-        }
-        self.touch();
-        let node = self.node(id);
-        if lo.is_some_and(|f| !f(&node.key)) {
-            return self.first_rec(node.right, lo, hi, sub, pred);
-        }
-        if hi.is_some_and(|f| !f(&node.key)) {
-            return self.first_rec(node.left, lo, hi, sub, pred);
-        }
-        if let Some(hit) = self.first_rec(node.left, lo, None, sub, pred) {
-            return Some(hit);
-        }
-        if pred(&node.key) {
-            return Some(id);
-        }
-        self.first_rec(node.right, None, hi, sub, pred)
+        self.last_in(root, lo, hi, sub, pred)
     }
 
-    fn first_full(
+    /// The combined summary of the keys in the range (`None` if it is empty). `O(log n)`.
+    pub fn fold(
+        &self,
+        root: NodeId,
+        lo: Option<KeyPred<'_, K>>,
+        hi: Option<KeyPred<'_, K>>,
+    ) -> Option<S> {
+        self.fold_in(root, lo, hi)
+    }
+
+    /// [`Forest::find_first`] with statically dispatched predicates (pass
+    /// `None::<&NoBound<K>>` for a missing bound).
+    pub fn first_in<L, H, B, P>(
         &self,
         id: NodeId,
-        sub: &dyn Fn(&S) -> bool,
-        pred: &dyn Fn(&K) -> bool,
-    ) -> Option<NodeId> {
+        lo: Option<&L>,
+        hi: Option<&H>,
+        sub: &B,
+        pred: &P,
+    ) -> Option<NodeId>
+    where
+        L: Fn(&K) -> bool + ?Sized,
+        H: Fn(&K) -> bool + ?Sized,
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+    {
+        let mut id = id;
+        loop {
+            if id == NIL {
+                return None;
+            }
+            if lo.is_none() && hi.is_none() {
+                return self.first_full(id, sub, pred);
+            }
+            self.touch();
+            let node = self.node(id);
+            if lo.is_some_and(|f| !f(&node.key)) {
+                id = node.right;
+                continue;
+            }
+            if hi.is_some_and(|f| !f(&node.key)) {
+                id = node.left;
+                continue;
+            }
+            if let Some(hit) = self.first_in(node.left, lo, None::<&H>, sub, pred) {
+                return Some(hit);
+            }
+            if pred(&node.key) {
+                return Some(id);
+            }
+            return self.first_in(node.right, None::<&L>, hi, sub, pred);
+        }
+    }
+
+    fn first_full<B, P>(&self, id: NodeId, sub: &B, pred: &P) -> Option<NodeId>
+    where
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+    {
         if id == NIL {
             return None;
         }
@@ -501,56 +587,54 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
         self.first_full(node.right, sub, pred)
     }
 
-    /// Mirror of [`Forest::find_first`]: the last node in key order in the range satisfying
-    /// `pred`.
-    pub fn find_last(
-        &self,
-        root: NodeId,
-        lo: Option<KeyPred<'_, K>>,
-        hi: Option<KeyPred<'_, K>>,
-        sub: &dyn Fn(&S) -> bool,
-        pred: &dyn Fn(&K) -> bool,
-    ) -> Option<NodeId> {
-        self.last_rec(root, lo, hi, sub, pred)
-    }
-
-    fn last_rec(
+    /// [`Forest::find_last`] with statically dispatched predicates.
+    pub fn last_in<L, H, B, P>(
         &self,
         id: NodeId,
-        lo: Option<KeyPred<'_, K>>,
-        hi: Option<KeyPred<'_, K>>,
-        sub: &dyn Fn(&S) -> bool,
-        pred: &dyn Fn(&K) -> bool,
-    ) -> Option<NodeId> {
-        if id == NIL {
-            return None;
+        lo: Option<&L>,
+        hi: Option<&H>,
+        sub: &B,
+        pred: &P,
+    ) -> Option<NodeId>
+    where
+        L: Fn(&K) -> bool + ?Sized,
+        H: Fn(&K) -> bool + ?Sized,
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+    {
+        let mut id = id;
+        loop {
+            if id == NIL {
+                return None;
+            }
+            if lo.is_none() && hi.is_none() {
+                return self.last_full(id, sub, pred);
+            }
+            self.touch();
+            let node = self.node(id);
+            if lo.is_some_and(|f| !f(&node.key)) {
+                id = node.right;
+                continue;
+            }
+            if hi.is_some_and(|f| !f(&node.key)) {
+                id = node.left;
+                continue;
+            }
+            if let Some(hit) = self.last_in(node.right, None::<&L>, hi, sub, pred) {
+                return Some(hit);
+            }
+            if pred(&node.key) {
+                return Some(id);
+            }
+            return self.last_in(node.left, lo, None::<&H>, sub, pred);
         }
-        if lo.is_none() && hi.is_none() {
-            return self.last_full(id, sub, pred);
-        }
-        self.touch();
-        let node = self.node(id);
-        if lo.is_some_and(|f| !f(&node.key)) {
-            return self.last_rec(node.right, lo, hi, sub, pred);
-        }
-        if hi.is_some_and(|f| !f(&node.key)) {
-            return self.last_rec(node.left, lo, hi, sub, pred);
-        }
-        if let Some(hit) = self.last_rec(node.right, None, hi, sub, pred) {
-            return Some(hit);
-        }
-        if pred(&node.key) {
-            return Some(id);
-        }
-        self.last_rec(node.left, lo, None, sub, pred)
     }
 
-    fn last_full(
-        &self,
-        id: NodeId,
-        sub: &dyn Fn(&S) -> bool,
-        pred: &dyn Fn(&K) -> bool,
-    ) -> Option<NodeId> {
+    fn last_full<B, P>(&self, id: NodeId, sub: &B, pred: &P) -> Option<NodeId>
+    where
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+    {
         if id == NIL {
             return None;
         }
@@ -568,36 +652,84 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
         self.last_full(node.left, sub, pred)
     }
 
-    /// The combined summary of the keys in the range (`None` if it is empty). `O(log n)`.
-    pub fn fold(
+    /// Calls `f` on every key in the range that satisfies `pred`, in key order, skipping the
+    /// subtrees inside the range whose summary fails `sub` (which must hold whenever some key
+    /// of the subtree satisfies `pred`). `O((1 + hits) log n)` when `sub` is exact.
+    pub fn for_each_in<L, H, B, P, F>(
         &self,
-        root: NodeId,
-        lo: Option<KeyPred<'_, K>>,
-        hi: Option<KeyPred<'_, K>>,
-    ) -> Option<S> {
-        if root == NIL {
-            return None;
+        id: NodeId,
+        lo: Option<&L>,
+        hi: Option<&H>,
+        sub: &B,
+        pred: &P,
+        f: &mut F,
+    ) where
+        L: Fn(&K) -> bool + ?Sized,
+        H: Fn(&K) -> bool + ?Sized,
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+        F: FnMut(&K) + ?Sized,
+    {
+        let mut id = id;
+        loop {
+            if id == NIL {
+                return;
+            }
+            self.touch();
+            let node = self.node(id);
+            if lo.is_none() && hi.is_none() && !sub(&node.sum) {
+                return;
+            }
+            if lo.is_some_and(|g| !g(&node.key)) {
+                id = node.right;
+                continue;
+            }
+            if hi.is_some_and(|g| !g(&node.key)) {
+                id = node.left;
+                continue;
+            }
+            self.for_each_in(node.left, lo, None::<&H>, sub, pred, f);
+            if pred(&node.key) {
+                f(&node.key);
+            }
+            return self.for_each_in(node.right, None::<&L>, hi, sub, pred, f);
         }
-        self.touch();
-        let node = self.node(root);
-        if lo.is_none() && hi.is_none() {
-            return Some(node.sum.clone());
+    }
+
+    /// [`Forest::fold`] with statically dispatched bounds.
+    pub fn fold_in<L, H>(&self, id: NodeId, lo: Option<&L>, hi: Option<&H>) -> Option<S>
+    where
+        L: Fn(&K) -> bool + ?Sized,
+        H: Fn(&K) -> bool + ?Sized,
+    {
+        let mut id = id;
+        loop {
+            if id == NIL {
+                return None;
+            }
+            self.touch();
+            let node = self.node(id);
+            if lo.is_none() && hi.is_none() {
+                return Some(node.sum.clone());
+            }
+            if lo.is_some_and(|f| !f(&node.key)) {
+                id = node.right;
+                continue;
+            }
+            if hi.is_some_and(|f| !f(&node.key)) {
+                id = node.left;
+                continue;
+            }
+            let mid = S::of(&node.key);
+            let with_left = match self.fold_in(node.left, lo, None::<&H>) {
+                Some(l) => S::combine(&l, &mid),
+                None => mid,
+            };
+            return Some(match self.fold_in(node.right, None::<&L>, hi) {
+                Some(r) => S::combine(&with_left, &r),
+                None => with_left,
+            });
         }
-        if lo.is_some_and(|f| !f(&node.key)) {
-            return self.fold(node.right, lo, hi);
-        }
-        if hi.is_some_and(|f| !f(&node.key)) {
-            return self.fold(node.left, lo, hi);
-        }
-        let mid = S::of(&node.key);
-        let with_left = match self.fold(node.left, lo, None) {
-            Some(l) => S::combine(&l, &mid),
-            None => mid,
-        };
-        Some(match self.fold(node.right, None, hi) {
-            Some(r) => S::combine(&with_left, &r),
-            None => with_left,
-        })
     }
 }
 
@@ -893,6 +1025,10 @@ mod tests {
                 first: a.first,
                 last: b.last,
             }
+        }
+        // Exercises the early stop of updates.
+        fn unchanged(a: &Self, b: &Self) -> bool {
+            a == b
         }
     }
 

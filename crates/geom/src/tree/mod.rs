@@ -11,4 +11,4 @@
 
 mod avl;
 
-pub use avl::{AvlTree, Forest, Iter, KeyPred, NIL, NodeId, Summary};
+pub use avl::{AvlTree, Forest, Iter, KeyPred, NIL, NoBound, NodeId, Summary};

@@ -1,0 +1,499 @@
+//! One augmented AVL tree over *all* live periods (no strips), in start or in end order.
+//!
+//! The thesis partitions the periods into strips because its per-strip trees can only prune a
+//! whole strip at its root; a query that must find "the first strip with a candidate" then
+//! walks strips one by one (`O(k)` strips for First-fit, Max-LIP and Max-TIP, `k` up to
+//! `L / w`). A single tree ordered by start (resp. end) whose nodes carry the same summaries
+//! (latest end and longest period, resp. earliest start and longest period) answers every
+//! start-strip (resp. end-strip) rule with at most two range-restricted descents, i.e. in
+//! `O(log V)` whatever the number of strips: the range bounds restrict the keys, the summaries
+//! prune the subtrees that hold no candidate, and "the first strip with a candidate" is the
+//! strip of the first candidate (a strip is a contiguous key range, because `strip_of` is
+//! monotone).
+//!
+//! The answers are those of [`LinearIndex`](crate::LinearIndex) for the same reasons as the
+//! strip trees' (see the module documentation of `strips`): the same stored values, the same
+//! thresholds, the same orders.
+
+use std::cell::Cell;
+
+use crate::index::{ExpiryMode, IdlePeriodIndex, Rule, StripOrder};
+use crate::period::{IdlePeriod, Time, Window};
+use crate::strip::{StripGeometry, StripId};
+use crate::tree::{Forest, NIL, NodeId};
+
+use super::TreeConfig;
+use super::keys::{
+    ByEnd, ByStart, EndSum, NO_END, NO_START, StartSum, longest_by_end, longest_by_start,
+};
+use super::scan::scan_select;
+
+/// All live periods in one (start, server)-ordered augmented AVL tree (latest end, earliest
+/// end and longest period per subtree): the start-strip rules without strips.
+///
+/// | rule | cost (`V` live periods) |
+/// |---|---|
+/// | [`Rule::EarliestFeasible`] (First-fit) | `O(log V)`: leftmost R1 candidate (`start < r`, pruned by latest end), else leftmost R2 candidate (`r <= start <= d - l`, pruned by longest) |
+/// | [`Rule::EarliestStartBeforeReady`] (Max-LIP step 1) | `O(log V)` |
+/// | [`Rule::EarliestStartFromReady`] | `O(log V)` |
+/// | [`Rule::LatestStartBeforeReady`] (Min-LIP step 2) | `O(log V)`: rightmost R1 candidate, then the lowest server with its start |
+/// | [`Rule::LongestInFirstStartStrip`] (Min-LIP step 1) | `O(log V)`: leftmost R2 candidate, then a range fold over its strip |
+/// | Best-fit and the end-strip rules | `O(V)` scan (fallback, identical to [`LinearIndex`](crate::LinearIndex)) |
+///
+/// Updates and expiry cost `O(log V)` per period ([`ExpiryMode::Clip`] re-inserts every period
+/// that started before the clock's strip at each strip change, exactly as `LinearIndex`).
+///
+/// ```
+/// use gridsched_geom::{
+///     GlobalStartIndex, IdlePeriod, IdlePeriodIndex, Rule, StripGeometry, TreeConfig, Window,
+/// };
+///
+/// let config = TreeConfig::new(StripGeometry::for_min_length(1.0, 1), 200.0);
+/// let mut index = GlobalStartIndex::new(config);
+/// index.insert(IdlePeriod::new(5.0, 9.5, 0));
+/// index.insert(IdlePeriod::new(6.2, 8.5, 1));
+/// index.insert(IdlePeriod::new(7.5, 9.4, 2));
+/// let job = Window::new(6.5, 1.5, 12.0).unwrap();
+/// assert_eq!(index.select(Rule::EarliestFeasible, &job), Some(IdlePeriod::new(5.0, 9.5, 0)));
+/// assert_eq!(
+///     index.select(Rule::LongestInFirstStartStrip, &job),
+///     Some(IdlePeriod::new(7.5, 9.4, 2))
+/// );
+/// ```
+#[derive(Debug, Clone)]
+pub struct GlobalStartIndex {
+    config: TreeConfig,
+    forest: Forest<ByStart, StartSum>,
+    root: NodeId,
+    clock_strip: Option<StripId>,
+    len: usize,
+    /// Periods examined by the fallback scan.
+    steps: Cell<u64>,
+}
+
+impl GlobalStartIndex {
+    /// An empty index.
+    pub fn new(config: TreeConfig) -> Self {
+        GlobalStartIndex {
+            config,
+            forest: Forest::new(),
+            root: NIL,
+            clock_strip: None,
+            len: 0,
+            steps: Cell::new(0),
+        }
+    }
+
+    /// Whether this index answers `rule` from its tree (every other rule is answered by an
+    /// `O(V)` scan).
+    pub fn supports(rule: Rule) -> bool {
+        matches!(
+            rule,
+            Rule::EarliestFeasible
+                | Rule::LongestInFirstStartStrip
+                | Rule::EarliestStartFromReady
+                | Rule::LatestStartBeforeReady { .. }
+                | Rule::EarliestStartBeforeReady
+        )
+    }
+
+    fn geometry(&self) -> StripGeometry {
+        self.config.geometry
+    }
+
+    fn key(&self, id: NodeId) -> IdlePeriod {
+        self.forest.key(id).0
+    }
+
+    /// Removes the live period with `probe`'s (start, server) and returns it as stored.
+    /// `O(log V)`.
+    pub fn take(&mut self, probe: &IdlePeriod) -> Option<IdlePeriod> {
+        let got = self.forest.remove(&mut self.root, &ByStart(*probe))?.0;
+        self.len -= 1;
+        Some(got)
+    }
+
+    /// The leftmost R1 candidate: `start < r` and `end >= r + l`.
+    fn first_r1(&self, w: &Window) -> Option<IdlePeriod> {
+        let hi = |k: &ByStart| k.0.start < w.ready;
+        let sub = |s: &StartSum| s.max_end >= w.earliest_end;
+        let pred = |k: &ByStart| k.0.end >= w.earliest_end;
+        self.forest
+            .first_in(self.root, NO_START, Some(&hi), &sub, &pred)
+            .map(|id| self.key(id))
+    }
+
+    /// The leftmost R2 candidate: `r <= start <= d - l` and `len >= l`.
+    fn first_r2(&self, w: &Window) -> Option<IdlePeriod> {
+        let lo = |k: &ByStart| k.0.start >= w.ready;
+        let hi = |k: &ByStart| k.0.start <= w.latest_start;
+        let sub = |s: &StartSum| s.max_len >= w.min_len;
+        let pred = |k: &ByStart| k.0.len() >= w.min_len;
+        self.forest
+            .first_in(self.root, Some(&lo), Some(&hi), &sub, &pred)
+            .map(|id| self.key(id))
+    }
+
+    fn longest_in_first_start_strip(&self, w: &Window) -> Option<IdlePeriod> {
+        let first = self.first_r2(w)?;
+        let geo = self.geometry();
+        let g = geo.strip_of(first.start);
+        let lo = |k: &ByStart| k.0.start >= w.ready && geo.strip_of(k.0.start) >= g;
+        let hi = |k: &ByStart| k.0.start <= w.latest_start && geo.strip_of(k.0.start) <= g;
+        // `first` is a candidate of the range, so the range's longest period is one.
+        let (lo, hi) = (Some(&lo), Some(&hi));
+        let max_len = self.forest.fold_in(self.root, lo, hi)?.max_len;
+        longest_by_start(&self.forest, self.root, lo, hi, max_len)
+    }
+
+    fn latest_start_before_ready(&self, w: &Window, skip_ready_strip: bool) -> Option<IdlePeriod> {
+        let geo = self.geometry();
+        let limit = if skip_ready_strip {
+            geo.strip_start(geo.strip_of(w.ready))
+        } else {
+            w.ready
+        };
+        let hi = |k: &ByStart| k.0.start < w.ready && k.0.start < limit;
+        let sub = |s: &StartSum| s.max_end >= w.earliest_end;
+        let pred = |k: &ByStart| k.0.end >= w.earliest_end;
+        let last = self
+            .forest
+            .last_in(self.root, NO_START, Some(&hi), &sub, &pred)?;
+        // Ties on the latest start go to the lowest server: the first candidate with it.
+        let start = self.key(last).start;
+        let lo = |k: &ByStart| k.0.start.total_cmp(&start).is_ge();
+        self.forest
+            .first_in(self.root, Some(&lo), Some(&hi), &sub, &pred)
+            .map(|id| self.key(id))
+    }
+
+    fn scan(&self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
+        let all = self.forest.iter(self.root).map(|k| k.0);
+        let (got, ops) = scan_select(self.geometry(), all, rule, w);
+        self.steps.set(self.steps.get() + ops);
+        got
+    }
+
+    /// Panics unless the tree is a valid AVL tree with exact summaries and the length and
+    /// arena are consistent. `O(V)`; for tests.
+    pub fn check_invariants(&self) {
+        let n = self
+            .forest
+            .check(self.root)
+            .unwrap_or_else(|e| panic!("global start tree: {e}"));
+        assert_eq!(n, self.len, "length");
+        assert_eq!(self.forest.live_nodes(), self.len, "arena leak");
+    }
+}
+
+impl IdlePeriodIndex for GlobalStartIndex {
+    /// `O(log V)`.
+    fn insert(&mut self, period: IdlePeriod) {
+        debug_assert!(period.start < period.end, "empty idle period {period}");
+        let added = self.forest.insert(&mut self.root, ByStart(period));
+        debug_assert!(added, "idle period {period} is already live");
+        self.len += usize::from(added);
+    }
+
+    fn remove(&mut self, period: &IdlePeriod) -> bool {
+        self.take(period).is_some()
+    }
+
+    fn advance(&mut self, now: Time) {
+        // Expire (found through the earliest-end summaries), as `LinearIndex` does first.
+        while let Some(id) = self.forest.first_in(
+            self.root,
+            NO_START,
+            NO_START,
+            &|s: &StartSum| s.min_end <= now,
+            &|k: &ByStart| k.0.end <= now,
+        ) {
+            let dead = *self.forest.key(id);
+            self.forest.remove(&mut self.root, &dead);
+            self.len -= 1;
+        }
+        let geo = self.geometry();
+        let s = geo.strip_of(now);
+        if self.config.expiry == ExpiryMode::Clip && self.clock_strip.is_some_and(|c| s > c) {
+            // Every period starting before the clock's strip (a prefix) now starts at `now`.
+            let boundary = geo.strip_start(s);
+            let mut clipped = Vec::new();
+            while let Some(k) = self.forest.first(self.root).copied() {
+                if k.0.start >= boundary {
+                    break;
+                }
+                self.forest.remove(&mut self.root, &k);
+                clipped.push(k.0);
+            }
+            for mut p in clipped {
+                p.start = now;
+                let added = self.forest.insert(&mut self.root, ByStart(p));
+                debug_assert!(added, "clipping made {p} collide");
+            }
+        }
+        self.clock_strip = Some(s);
+    }
+
+    fn select(&mut self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
+        match rule {
+            Rule::EarliestFeasible => self.first_r1(w).or_else(|| self.first_r2(w)),
+            Rule::EarliestStartBeforeReady => self.first_r1(w),
+            Rule::EarliestStartFromReady => self.first_r2(w),
+            Rule::LongestInFirstStartStrip => self.longest_in_first_start_strip(w),
+            Rule::LatestStartBeforeReady { skip_ready_strip } => {
+                self.latest_start_before_ready(w, skip_ready_strip)
+            }
+            Rule::ShortestFeasible
+            | Rule::LongestInEndStrip { .. }
+            | Rule::EarliestEndAfterDeadline
+            | Rule::LatestEndAfterDeadline => self.scan(rule, w),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn operations(&self) -> u64 {
+        self.forest.visits() + self.steps.get()
+    }
+
+    fn periods(&self) -> Vec<IdlePeriod> {
+        self.forest.iter(self.root).map(|k| k.0).collect()
+    }
+}
+
+/// All live periods in one (end, start descending, server)-ordered augmented AVL tree
+/// (earliest start and longest period per subtree): the end-strip rules without strips.
+///
+/// | rule | cost (`V` live periods) |
+/// |---|---|
+/// | [`Rule::LatestEndAfterDeadline`] (Max-TIP step 1) | `O(log V)`: rightmost period with `end > d` and `start <= d - l` (pruned by earliest start), then the first one with its end |
+/// | [`Rule::EarliestEndAfterDeadline`] (Min-TIP step 2) | `O(log V)` |
+/// | [`Rule::LongestInEndStrip`] (either order) | `O(log V)`: first (or last) candidate in `[r + l, d]`, then a range fold over its end strip |
+/// | start-strip rules | `O(V)` scan (fallback, identical to [`LinearIndex`](crate::LinearIndex)) |
+///
+/// Expiry pops the prefix `end <= now` (`O(log V)` per period); [`ExpiryMode::Clip`] finds the
+/// periods that started before the clock's strip through the earliest-start summaries.
+/// `remove` finds a period by its exact (end, start, server) in `O(log V)`, and by
+/// (start, server) alone in `O(V)` if the caller's `end` differs from the stored one.
+///
+/// ```
+/// use gridsched_geom::{
+///     GlobalEndIndex, IdlePeriod, IdlePeriodIndex, Rule, StripGeometry, TreeConfig, Window,
+/// };
+///
+/// let config = TreeConfig::new(StripGeometry::for_min_length(1.0, 1), 200.0);
+/// let mut index = GlobalEndIndex::new(config);
+/// index.insert(IdlePeriod::new(5.0, 9.5, 0));
+/// index.insert(IdlePeriod::new(6.2, 8.5, 1));
+/// index.insert(IdlePeriod::tail(3.0, 2));
+/// let tight = Window::new(6.0, 2.0, 9.0).unwrap();
+/// assert_eq!(index.select(Rule::EarliestEndAfterDeadline, &tight), Some(IdlePeriod::new(5.0, 9.5, 0)));
+/// assert_eq!(index.select(Rule::LatestEndAfterDeadline, &tight), Some(IdlePeriod::tail(3.0, 2)));
+/// ```
+#[derive(Debug, Clone)]
+pub struct GlobalEndIndex {
+    config: TreeConfig,
+    forest: Forest<ByEnd, EndSum>,
+    root: NodeId,
+    clock_strip: Option<StripId>,
+    len: usize,
+    steps: Cell<u64>,
+}
+
+impl GlobalEndIndex {
+    /// An empty index.
+    pub fn new(config: TreeConfig) -> Self {
+        GlobalEndIndex {
+            config,
+            forest: Forest::new(),
+            root: NIL,
+            clock_strip: None,
+            len: 0,
+            steps: Cell::new(0),
+        }
+    }
+
+    /// Whether this index answers `rule` from its tree (every other rule is answered by an
+    /// `O(V)` scan).
+    pub fn supports(rule: Rule) -> bool {
+        matches!(
+            rule,
+            Rule::LongestInEndStrip { .. }
+                | Rule::EarliestEndAfterDeadline
+                | Rule::LatestEndAfterDeadline
+        )
+    }
+
+    fn geometry(&self) -> StripGeometry {
+        self.config.geometry
+    }
+
+    fn key(&self, id: NodeId) -> IdlePeriod {
+        self.forest.key(id).0
+    }
+
+    /// Removes exactly `p` (same end, start and server); whether it was there. `O(log V)`.
+    pub fn remove_exact(&mut self, p: &IdlePeriod) -> bool {
+        let found = self.forest.remove(&mut self.root, &ByEnd(*p)).is_some();
+        self.len -= usize::from(found);
+        found
+    }
+
+    /// Removes the live period with `probe`'s (start, server), returned as stored: `O(log V)`
+    /// when `probe.end` is the stored end, else an `O(V)` search.
+    pub fn take(&mut self, probe: &IdlePeriod) -> Option<IdlePeriod> {
+        if self.remove_exact(probe) {
+            return Some(*probe);
+        }
+        let stored = self
+            .forest
+            .iter(self.root)
+            .map(|k| k.0)
+            .find(|p| p.server == probe.server && p.start == probe.start)?;
+        self.steps.set(self.steps.get() + self.len as u64);
+        let found = self.remove_exact(&stored);
+        debug_assert!(found);
+        Some(stored)
+    }
+
+    fn earliest_end_after_deadline(&self, w: &Window) -> Option<IdlePeriod> {
+        let lo = |k: &ByEnd| k.0.end > w.deadline;
+        let sub = |s: &EndSum| s.min_start <= w.latest_start;
+        let pred = |k: &ByEnd| k.0.start <= w.latest_start;
+        self.forest
+            .first_in(self.root, Some(&lo), NO_END, &sub, &pred)
+            .map(|id| self.key(id))
+    }
+
+    fn latest_end_after_deadline(&self, w: &Window) -> Option<IdlePeriod> {
+        let lo = |k: &ByEnd| k.0.end > w.deadline;
+        let sub = |s: &EndSum| s.min_start <= w.latest_start;
+        let pred = |k: &ByEnd| k.0.start <= w.latest_start;
+        let last = self
+            .forest
+            .last_in(self.root, Some(&lo), NO_END, &sub, &pred)?;
+        // Ties on the latest end go to the later start, then the lower server: the first
+        // candidate with that end in this order.
+        let end = self.key(last).end;
+        let same = |k: &ByEnd| k.0.end.total_cmp(&end).is_ge();
+        self.forest
+            .first_in(self.root, Some(&same), NO_END, &sub, &pred)
+            .map(|id| self.key(id))
+    }
+
+    fn longest_in_end_strip(&self, w: &Window, order: StripOrder) -> Option<IdlePeriod> {
+        let geo = self.geometry();
+        let lo = |k: &ByEnd| k.0.end >= w.earliest_end;
+        let hi = |k: &ByEnd| k.0.end <= w.deadline;
+        let sub = |s: &EndSum| s.max_len >= w.min_len;
+        let pred = |k: &ByEnd| k.0.len() >= w.min_len;
+        let edge = match order {
+            StripOrder::EarliestFirst => {
+                self.forest
+                    .first_in(self.root, Some(&lo), Some(&hi), &sub, &pred)
+            }
+            StripOrder::LatestFirst => {
+                self.forest
+                    .last_in(self.root, Some(&lo), Some(&hi), &sub, &pred)
+            }
+        }?;
+        let g = geo.strip_of(self.key(edge).end);
+        let in_lo = |k: &ByEnd| lo(k) && geo.strip_of(k.0.end) >= g;
+        let in_hi = |k: &ByEnd| hi(k) && geo.strip_of(k.0.end) <= g;
+        // The edge is a candidate of that strip, so the strip's longest period is one.
+        let (lo, hi) = (Some(&in_lo), Some(&in_hi));
+        let max_len = self.forest.fold_in(self.root, lo, hi)?.max_len;
+        longest_by_end(&self.forest, self.root, lo, hi, max_len)
+    }
+
+    fn scan(&self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
+        let all = self.forest.iter(self.root).map(|k| k.0);
+        let (got, ops) = scan_select(self.geometry(), all, rule, w);
+        self.steps.set(self.steps.get() + ops);
+        got
+    }
+
+    /// Panics unless the tree is a valid AVL tree with exact summaries and the length and
+    /// arena are consistent. `O(V)`; for tests.
+    pub fn check_invariants(&self) {
+        let n = self
+            .forest
+            .check(self.root)
+            .unwrap_or_else(|e| panic!("global end tree: {e}"));
+        assert_eq!(n, self.len, "length");
+        assert_eq!(self.forest.live_nodes(), self.len, "arena leak");
+    }
+}
+
+impl IdlePeriodIndex for GlobalEndIndex {
+    /// `O(log V)`.
+    fn insert(&mut self, period: IdlePeriod) {
+        debug_assert!(period.start < period.end, "empty idle period {period}");
+        let added = self.forest.insert(&mut self.root, ByEnd(period));
+        debug_assert!(added, "idle period {period} is already live");
+        self.len += usize::from(added);
+    }
+
+    fn remove(&mut self, period: &IdlePeriod) -> bool {
+        self.take(period).is_some()
+    }
+
+    fn advance(&mut self, now: Time) {
+        // Expire: the ended periods are a prefix of the end order.
+        while let Some(k) = self.forest.first(self.root).copied() {
+            if k.0.end > now {
+                break;
+            }
+            self.forest.remove(&mut self.root, &k);
+            self.len -= 1;
+        }
+        let geo = self.geometry();
+        let s = geo.strip_of(now);
+        if self.config.expiry == ExpiryMode::Clip && self.clock_strip.is_some_and(|c| s > c) {
+            let boundary = geo.strip_start(s);
+            let mut clipped = Vec::new();
+            while let Some(id) = self.forest.first_in(
+                self.root,
+                NO_END,
+                NO_END,
+                &|s: &EndSum| s.min_start < boundary,
+                &|k: &ByEnd| k.0.start < boundary,
+            ) {
+                let k = *self.forest.key(id);
+                self.forest.remove(&mut self.root, &k);
+                clipped.push(k.0);
+            }
+            for mut p in clipped {
+                p.start = now;
+                let added = self.forest.insert(&mut self.root, ByEnd(p));
+                debug_assert!(added, "clipping made {p} collide");
+            }
+        }
+        self.clock_strip = Some(s);
+    }
+
+    fn select(&mut self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
+        match rule {
+            Rule::LongestInEndStrip { order } => self.longest_in_end_strip(w, order),
+            Rule::EarliestEndAfterDeadline => self.earliest_end_after_deadline(w),
+            Rule::LatestEndAfterDeadline => self.latest_end_after_deadline(w),
+            _ => self.scan(rule, w),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn operations(&self) -> u64 {
+        self.forest.visits() + self.steps.get()
+    }
+
+    fn periods(&self) -> Vec<IdlePeriod> {
+        let mut out: Vec<IdlePeriod> = self.forest.iter(self.root).map(|k| k.0).collect();
+        out.sort_by(IdlePeriod::cmp_start);
+        out
+    }
+}

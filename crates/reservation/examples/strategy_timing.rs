@@ -1,0 +1,193 @@
+//! Wall-clock cost of one scheduling decision (advance + select + carve) per strategy and index.
+//!
+//! ```text
+//! cargo run --release -p gridsched-reservation --example strategy_timing
+//!     [-- [--n 20,100] [--strategies first-fit,min-lip] [--index tree,linear] [--jobs 300000]
+//!         [--reps 1]]
+//! cargo run --release -p gridsched-reservation --example strategy_timing -- scale
+//!     [--n 2000,20000] [--strategies first-fit,min-lip] [--queries 2000]
+//! ```
+//!
+//! Times are CPU time of the measuring thread where Linux provides it (less disturbed by other
+//! processes on a shared machine than wall-clock time). The default mode times `--jobs` decisions of a fresh scheduler (ρ = 0.9, L = 200, q = 0.1,
+//! bounded-Pareto sizes on [1, 50]) and prints µs/decision (the best of `--reps` runs).
+//!
+//! `scale` warms a tree-backed scheduler at load 0.9 until its horizon is full, snapshots it,
+//! loads the snapshot into a tree-backed and a linear-backed scheduler and times the same
+//! `--queries` further decisions on both (the decisions are asserted identical).
+
+use std::time::Instant;
+
+use gridsched_reservation::*;
+use gridsched_sim::{BoundedPareto, StreamKey};
+use gridsched_workload::{ReadyOffset, ReservationWorkload};
+
+/// A clock that counts only the time this thread spent on a CPU (Linux
+/// `/proc/thread-self/schedstat`, in ns), so that other processes sharing the machine inflate
+/// the measurement less; wall-clock time elsewhere.
+struct Clock(Option<u64>, Instant);
+
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+impl Clock {
+    fn start() -> Self {
+        Clock(thread_cpu_ns(), Instant::now())
+    }
+
+    /// Seconds since `start`.
+    fn elapsed(&self) -> f64 {
+        match (self.0, thread_cpu_ns()) {
+            (Some(a), Some(b)) => (b - a) as f64 * 1e-9,
+            _ => self.1.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+fn workload(n: u32) -> ReservationWorkload {
+    ReservationWorkload {
+        servers: n,
+        load: 0.9,
+        sizes: BoundedPareto::new(1.0, 50.0, 1.2).unwrap(),
+        look_ahead: 200.0,
+        tightness: 0.1,
+        ready_offset: ReadyOffset::default(),
+    }
+}
+
+fn list<T>(args: &[String], flag: &str, default: Vec<T>, parse: impl Fn(&str) -> T) -> Vec<T> {
+    match args.iter().position(|a| a == flag) {
+        Some(i) => args[i + 1].split(',').map(|s| parse(s)).collect(),
+        None => default,
+    }
+}
+
+fn index_name(k: IndexKind) -> &'static str {
+    match k {
+        IndexKind::Tree => "Tree",
+        IndexKind::Linear => "Linear",
+    }
+}
+
+fn per_decision(args: &[String]) {
+    let ns = list(args, "--n", vec![20u32, 100], |s| s.parse().unwrap());
+    let strategies = list(args, "--strategies", Strategy::ALL.to_vec(), |s| {
+        s.parse().unwrap()
+    });
+    let indexes = list(
+        args,
+        "--index",
+        vec![IndexKind::Tree, IndexKind::Linear],
+        |s| IndexKind::from_name(s).unwrap(),
+    );
+    let jobs = list(args, "--jobs", vec![300_000usize], |s| s.parse().unwrap())[0];
+    let reps = list(args, "--reps", vec![1usize], |s| s.parse().unwrap())[0];
+    for &n in &ns {
+        let key = StreamKey::new(1, "t");
+        let reqs: Vec<_> = workload(n).stream(&key).unwrap().take(jobs).collect();
+        for &index in &indexes {
+            for &strategy in &strategies {
+                let mut best = f64::INFINITY;
+                let mut accepted = 0;
+                for _ in 0..reps {
+                    let mut c = SchedulerConfig::new(n, strategy);
+                    c.index = index;
+                    let mut s = ReservationScheduler::new(c).unwrap();
+                    let t = Clock::start();
+                    accepted = 0;
+                    for r in &reqs {
+                        accepted += usize::from(s.submit(r.arrival, &r.window).unwrap().is_some());
+                    }
+                    best = best.min(t.elapsed());
+                }
+                println!(
+                    "n={n} {} {:10} {:.3} us/decision  (accepted {})",
+                    index_name(index),
+                    strategy.name(),
+                    best * 1e6 / jobs as f64,
+                    accepted
+                );
+            }
+        }
+    }
+}
+
+fn scale(args: &[String]) {
+    let ns = list(args, "--n", vec![2_000u32, 20_000], |s| s.parse().unwrap());
+    let strategies = list(
+        args,
+        "--strategies",
+        vec![Strategy::FirstFit, Strategy::MinLip],
+        |s| s.parse().unwrap(),
+    );
+    let queries = list(args, "--queries", vec![2_000usize], |s| s.parse().unwrap())[0];
+    for &n in &ns {
+        for &strategy in &strategies {
+            let w = workload(n);
+            let mut stream = w.stream(&StreamKey::new(7, "scale")).unwrap();
+            let config = SchedulerConfig::new(n, strategy);
+            let mut warm = ReservationScheduler::new(config).unwrap();
+            // Fill the horizon: arrivals over 1.5 L time units.
+            let t = Clock::start();
+            let mut warmed = 0usize;
+            let mut last = 0.0;
+            for r in stream.by_ref() {
+                warm.submit(r.arrival, &r.window).unwrap();
+                warmed += 1;
+                last = r.arrival;
+                if r.arrival > 300.0 {
+                    break;
+                }
+            }
+            let warm_time = t.elapsed();
+            let state = warm.state();
+            let live = state.idle_periods.len();
+            let reqs: Vec<_> = stream.take(queries).collect();
+            let mut times = Vec::new();
+            let mut decisions = Vec::new();
+            for index in [IndexKind::Tree, IndexKind::Linear] {
+                let mut c = config;
+                c.index = index;
+                let mut s = ReservationScheduler::from_state(c, &state).unwrap();
+                let ops = s.operations();
+                let t = Clock::start();
+                let d: Vec<_> = reqs
+                    .iter()
+                    .map(|r| s.submit(r.arrival, &r.window).unwrap())
+                    .collect();
+                times.push((
+                    t.elapsed() * 1e6 / queries as f64,
+                    (s.operations() - ops) as f64 / queries as f64,
+                ));
+                decisions.push(d);
+            }
+            assert_eq!(
+                decisions[0], decisions[1],
+                "tree and linear decisions differ"
+            );
+            println!(
+                "n={n} {:10} warm {warmed} requests to t={last:.0} in {warm_time:.1} s \
+                 ({:.2} us/decision), {live} live periods; tree {:.3} us ({:.0} ops), \
+                 linear {:.3} us ({:.0} ops) per decision: ratio {:.1}x",
+                strategy.name(),
+                warm_time * 1e6 / warmed as f64,
+                times[0].0,
+                times[0].1,
+                times[1].0,
+                times[1].1,
+                times[1].0 / times[0].0
+            );
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "scale") {
+        scale(&args);
+    } else {
+        per_decision(&args);
+    }
+}
