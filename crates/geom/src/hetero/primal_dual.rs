@@ -1,0 +1,898 @@
+//! FF-HA+: per rate class, the primal/dual 2-D tree of Castillo §4.4, searched as the
+//! pseudo-code of spec §2.16 on the *implicit balanced shape*.
+//!
+//! # What is computed
+//!
+//! For a class of `V` live periods sorted by (start, server), the thesis's primal tree is the
+//! implicit balanced tree over positions `0..V` (node `[lo, hi]`, median `⌊(lo+hi)/2⌋`, left
+//! child `[lo, mid]`); the dual tree of a primal node is the implicit tree over *that node's*
+//! periods sorted by (end, server), each node knowing its maximum-capacity period (ties: the
+//! smaller (start, server)). Step 1 marks the nodes that cover the prefix of the `k` periods
+//! with `start <= d − l/μ`; step 2 runs the dual descent in each marked node in turn and returns
+//! its first hit. Because the shape is implicit, the choice is a pure function of the live set.
+//!
+//! Materialising that shape is out of the question: one insertion shifts every position and
+//! with it the contents of almost every node. Instead we derive the choice from rank queries
+//! on two shape-independent dynamic structures, using three facts (proofs in the comments of
+//! [`implicit`](super::implicit)):
+//!
+//! 1. Every period of a node marked before the one holding the class's *first feasible period
+//!    in start order* (position `i`) is infeasible, and a dual descent finds a feasible period
+//!    iff its node holds one. So the answering node `U` is the marked node containing `i`: pure
+//!    index arithmetic once `k` and `i` are known ([`primal_search`]).
+//! 2. Inside `U` (size `m`, sorted by end), let `p` = the number of periods failing the dual
+//!    test (`end < r + l/μ`; they form a prefix) and `q` = the largest rank whose capacity
+//!    passes. The descent follows the path to leaf `p` and, at each left turn `[lo, hi]`, tests
+//!    the right child `(mid, hi]`: it succeeds exactly at the first node with `p <= mid < q`
+//!    ([`dual_split`]), or at leaf `p` when `p == q`.
+//! 3. The answer is then the maximum-capacity period among ranks `>= mid + 1` of `U`: ranks
+//!    above that right child all have capacity below the job's size, so they cannot win.
+//!
+//! # The structures (per class)
+//!
+//! - **Primal order**: a treap by (start, server) with subtree count, latest end and largest
+//!   capacity. It answers `k` (rank of the latest start), position → period, and `i` (the first
+//!   feasible period in start order: a descent that skips subtrees whose latest end or largest
+//!   capacity already fails; a subtree left of the ready time that passes the end test always
+//!   holds a feasible period, so only the `O(log V)` subtrees straddling the ready time can
+//!   mislead it).
+//! - **Dual range tree**: a treap by (end, server) — the dual order — whose every node owns a
+//!   secondary treap of its subtree's periods by (start, server) with count and
+//!   maximum-capacity period. A marked node `U` is a range of start keys, so "count `U`'s
+//!   periods with end below `x`", "the largest end in `U` with capacity `>= l`" and "the
+//!   maximum-capacity period of `U` among dual ranks `>= a`" are each one descent of the primary
+//!   with one secondary range fold per level: `O(log² V)`.
+//!
+//! A rotation in the primary hands the rotated node's secondary to the node that takes its
+//! place (same set) and rebuilds the other from its children's in linear time; treap
+//! priorities are hashes of the keys, so the expected rebuild work per update is `O(log V)`
+//! and the shapes never depend on history. Groups of at most [`SMALL_GROUP`] periods are
+//! answered directly from the primal order in `O(m)` (linear-time selection), which is
+//! cheaper than the range tree for the small groups most jobs end in.
+//!
+//! # Costs
+//!
+//! Per class searched: `O(log V_h)` for `k`, expected `O(log V_h)` for `i`, and `O(log² V_h)`
+//! for the answer; per update `O(log² V_h)` expected (`O(log V_h)` secondaries of expected depth
+//! `O(log V_h)`), memory `O(V_h log V_h)`. The [operation count](super::RatedIndex::operations)
+//! is not this structure's work but the pseudo-code's: primal nodes visited, a failed dual
+//! descent in every node marked before `U` (charged its height plus one), and the dual nodes the
+//! successful descent visits — a deterministic function of the live set.
+
+use std::cmp::Ordering;
+
+use super::implicit::{dual_split, failed_dual_visits, primal_search};
+use super::treap::{Aggregate, NIL, Treap, end_priority};
+use super::{ClassOrder, PlusPick, RateClasses, RatedIndex, RatedPeriod, RatedWindow};
+
+/// Marked groups of at most this many periods are answered by a direct `O(m)` computation
+/// instead of the dual range tree (both give the same answer; this is only a speed trade-off).
+pub const SMALL_GROUP: usize = 64;
+
+/// Primal-order aggregate: count, latest end, largest capacity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct StartAgg {
+    count: u32,
+    max_end: f64,
+    max_cap: f64,
+}
+
+impl Aggregate for StartAgg {
+    fn empty() -> Self {
+        StartAgg {
+            count: 0,
+            max_end: f64::NEG_INFINITY,
+            max_cap: f64::NEG_INFINITY,
+        }
+    }
+    #[inline]
+    fn of(p: &RatedPeriod) -> Self {
+        StartAgg {
+            count: 1,
+            max_end: p.end,
+            max_cap: p.capacity,
+        }
+    }
+    #[inline]
+    fn combine(a: &Self, b: &Self) -> Self {
+        StartAgg {
+            count: a.count + b.count,
+            max_end: a.max_end.max(b.max_end),
+            max_cap: a.max_cap.max(b.max_cap),
+        }
+    }
+}
+
+/// Secondary aggregate: count and the maximum-capacity period (ties: smaller start, server).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct CapAgg {
+    count: u32,
+    best: RatedPeriod,
+}
+
+const NO_PERIOD: RatedPeriod = RatedPeriod {
+    start: f64::INFINITY,
+    end: f64::INFINITY,
+    capacity: f64::NEG_INFINITY,
+    server: u32::MAX,
+    class: u32::MAX,
+};
+
+impl Aggregate for CapAgg {
+    fn empty() -> Self {
+        CapAgg {
+            count: 0,
+            best: NO_PERIOD,
+        }
+    }
+    #[inline]
+    fn of(p: &RatedPeriod) -> Self {
+        CapAgg { count: 1, best: *p }
+    }
+    #[inline]
+    fn combine(a: &Self, b: &Self) -> Self {
+        CapAgg {
+            count: a.count + b.count,
+            best: if b.best.more_capacity_than(&a.best) {
+                b.best
+            } else {
+                a.best
+            },
+        }
+    }
+}
+
+impl CapAgg {
+    fn add(&mut self, p: &RatedPeriod) {
+        *self = CapAgg::combine(self, &CapAgg::of(p));
+    }
+    fn found(&self) -> Option<RatedPeriod> {
+        (self.count > 0).then_some(self.best)
+    }
+}
+
+/// A range of start keys `lo..=hi` (a marked primal node).
+#[derive(Debug, Clone, Copy)]
+struct StartRange {
+    lo: RatedPeriod,
+    hi: RatedPeriod,
+}
+
+impl StartRange {
+    #[inline]
+    fn contains(&self, p: &RatedPeriod) -> bool {
+        p.cmp_start(&self.lo) != Ordering::Less && p.cmp_start(&self.hi) != Ordering::Greater
+    }
+}
+
+#[derive(Debug, Clone)]
+struct DualNode {
+    period: RatedPeriod,
+    prio: u64,
+    left: u32,
+    right: u32,
+    /// Secondary treap (by start) of this node's subtree.
+    sec: u32,
+}
+
+/// The dual range tree: a treap by (end, server) whose nodes own secondaries by start.
+#[derive(Debug, Clone, Default)]
+struct DualRangeTree {
+    nodes: Vec<DualNode>,
+    free: Vec<u32>,
+    root: u32,
+    sec: Treap<CapAgg>,
+    buf_a: Vec<RatedPeriod>,
+    buf_b: Vec<RatedPeriod>,
+    buf_c: Vec<RatedPeriod>,
+}
+
+impl DualRangeTree {
+    fn new() -> Self {
+        DualRangeTree {
+            root: NIL,
+            ..Default::default()
+        }
+    }
+
+    #[inline]
+    fn n(&self, id: u32) -> &DualNode {
+        &self.nodes[id as usize]
+    }
+
+    #[inline]
+    fn n_mut(&mut self, id: u32) -> &mut DualNode {
+        &mut self.nodes[id as usize]
+    }
+
+    #[inline]
+    fn above(&self, a: u32, b: u32) -> bool {
+        let (na, nb) = (self.n(a), self.n(b));
+        na.prio > nb.prio || (na.prio == nb.prio && na.period.cmp_end(&nb.period) == Ordering::Less)
+    }
+
+    fn alloc(&mut self, period: RatedPeriod, sec: u32) -> u32 {
+        let node = DualNode {
+            period,
+            prio: end_priority(&period),
+            left: NIL,
+            right: NIL,
+            sec,
+        };
+        match self.free.pop() {
+            Some(id) => {
+                self.nodes[id as usize] = node;
+                id
+            }
+            None => {
+                let id = u32::try_from(self.nodes.len()).expect("dual tree full");
+                assert!(id != NIL, "dual tree full");
+                self.nodes.push(node);
+                id
+            }
+        }
+    }
+
+    fn insert(&mut self, p: RatedPeriod) {
+        self.root = self.insert_at(self.root, p);
+    }
+
+    fn insert_at(&mut self, x: u32, p: RatedPeriod) -> u32 {
+        if x == NIL {
+            let sec = self.sec.insert(NIL, p);
+            return self.alloc(p, sec);
+        }
+        let s = self.sec.insert(self.n(x).sec, p);
+        self.n_mut(x).sec = s;
+        if p.cmp_end(&self.n(x).period) == Ordering::Less {
+            let l = self.insert_at(self.n(x).left, p);
+            self.n_mut(x).left = l;
+            if self.above(l, x) {
+                return self.rotate_up_left_child(x);
+            }
+        } else {
+            let r = self.insert_at(self.n(x).right, p);
+            self.n_mut(x).right = r;
+            if self.above(r, x) {
+                return self.rotate_up_right_child(x);
+            }
+        }
+        x
+    }
+
+    /// Rotation that lifts `x`'s left child `l` above `x`. `l` now covers exactly `x`'s former
+    /// set and inherits its secondary; `x`'s secondary is rebuilt from its new children.
+    fn rotate_up_left_child(&mut self, x: u32) -> u32 {
+        let l = self.n(x).left;
+        let (x_sec, l_sec) = (self.n(x).sec, self.n(l).sec);
+        let lr = self.n(l).right;
+        self.n_mut(x).left = lr;
+        self.n_mut(l).right = x;
+        self.sec.free_tree(l_sec);
+        self.n_mut(l).sec = x_sec;
+        let s = self.rebuild_sec(x, true);
+        self.n_mut(x).sec = s;
+        l
+    }
+
+    /// Mirror of [`Self::rotate_up_left_child`].
+    fn rotate_up_right_child(&mut self, x: u32) -> u32 {
+        let r = self.n(x).right;
+        let (x_sec, r_sec) = (self.n(x).sec, self.n(r).sec);
+        let rl = self.n(r).left;
+        self.n_mut(x).right = rl;
+        self.n_mut(r).left = x;
+        self.sec.free_tree(r_sec);
+        self.n_mut(r).sec = x_sec;
+        let s = self.rebuild_sec(x, true);
+        self.n_mut(x).sec = s;
+        r
+    }
+
+    /// A new secondary for `x`: its children's periods (and its own if `with_self`).
+    fn rebuild_sec(&mut self, x: u32, with_self: bool) -> u32 {
+        let (l, r) = (self.n(x).left, self.n(x).right);
+        let mut a = std::mem::take(&mut self.buf_a);
+        let mut b = std::mem::take(&mut self.buf_b);
+        let mut c = std::mem::take(&mut self.buf_c);
+        a.clear();
+        b.clear();
+        c.clear();
+        if l != NIL {
+            self.sec.collect(self.n(l).sec, &mut a);
+        }
+        if r != NIL {
+            self.sec.collect(self.n(r).sec, &mut b);
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            if a[i].cmp_start(&b[j]) == Ordering::Less {
+                c.push(a[i]);
+                i += 1;
+            } else {
+                c.push(b[j]);
+                j += 1;
+            }
+        }
+        c.extend_from_slice(&a[i..]);
+        c.extend_from_slice(&b[j..]);
+        if with_self {
+            let me = self.n(x).period;
+            let at = c.partition_point(|q| q.cmp_start(&me) == Ordering::Less);
+            c.insert(at, me);
+        }
+        let root = self.sec.build(&c);
+        self.buf_a = a;
+        self.buf_b = b;
+        self.buf_c = c;
+        root
+    }
+
+    /// Removes `p` (the stored period, with its true end); returns whether it was there.
+    fn remove(&mut self, p: &RatedPeriod) -> bool {
+        let (root, found) = self.remove_at(self.root, p);
+        self.root = root;
+        found
+    }
+
+    fn remove_at(&mut self, x: u32, p: &RatedPeriod) -> (u32, bool) {
+        if x == NIL {
+            return (NIL, false);
+        }
+        let found = match p.cmp_end(&self.n(x).period) {
+            Ordering::Less => {
+                let (l, found) = self.remove_at(self.n(x).left, p);
+                self.n_mut(x).left = l;
+                found
+            }
+            Ordering::Greater => {
+                let (r, found) = self.remove_at(self.n(x).right, p);
+                self.n_mut(x).right = r;
+                found
+            }
+            Ordering::Equal => {
+                let (s, _) = self.sec.remove(self.n(x).sec, p);
+                self.n_mut(x).sec = s;
+                return (self.delete(x), true);
+            }
+        };
+        if found {
+            let (s, _) = self.sec.remove(self.n(x).sec, p);
+            self.n_mut(x).sec = s;
+        }
+        (x, found)
+    }
+
+    /// Unlinks node `x` (whose own period is already out of its secondary) by rotating it down.
+    fn delete(&mut self, x: u32) -> u32 {
+        let (l, r) = (self.n(x).left, self.n(x).right);
+        if l == NIL || r == NIL {
+            self.sec.free_tree(self.n(x).sec);
+            self.free.push(x);
+            return if l == NIL { r } else { l };
+        }
+        let x_sec = self.n(x).sec;
+        if self.above(l, r) {
+            self.sec.free_tree(self.n(l).sec);
+            let lr = self.n(l).right;
+            self.n_mut(x).left = lr;
+            self.n_mut(l).right = x;
+            self.n_mut(l).sec = x_sec;
+            let s = self.rebuild_sec(x, false);
+            self.n_mut(x).sec = s;
+            let below = self.delete(x);
+            self.n_mut(l).right = below;
+            l
+        } else {
+            self.sec.free_tree(self.n(r).sec);
+            let rl = self.n(r).left;
+            self.n_mut(x).right = rl;
+            self.n_mut(r).left = x;
+            self.n_mut(r).sec = x_sec;
+            let s = self.rebuild_sec(x, false);
+            self.n_mut(x).sec = s;
+            let below = self.delete(x);
+            self.n_mut(r).left = below;
+            r
+        }
+    }
+
+    /// Count and maximum-capacity period of the subtree `x` restricted to the start range.
+    #[inline]
+    fn fold(&self, x: u32, u: &StartRange) -> CapAgg {
+        if x == NIL {
+            CapAgg::empty()
+        } else {
+            self.sec.fold_range(self.n(x).sec, &u.lo, &u.hi)
+        }
+    }
+
+    /// Number of periods of `u` whose end is below `earliest_end` (they fail the dual test).
+    fn count_end_below(&self, earliest_end: f64, u: &StartRange) -> usize {
+        let (mut x, mut acc) = (self.root, 0usize);
+        while x != NIL {
+            let n = self.n(x);
+            if n.period.end < earliest_end {
+                acc += self.fold(n.left, u).count as usize + usize::from(u.contains(&n.period));
+                x = n.right;
+            } else {
+                x = n.left;
+            }
+        }
+        acc
+    }
+
+    /// The period of `u` with the largest (end, server) among those with capacity
+    /// `>= min_capacity`, with its rank in `u`'s dual order.
+    fn last_with_capacity(
+        &self,
+        min_capacity: f64,
+        u: &StartRange,
+    ) -> Option<(usize, RatedPeriod)> {
+        let (mut x, mut rank) = (self.root, 0usize);
+        while x != NIL {
+            let n = self.n(x);
+            if self.fold(n.right, u).best.capacity >= min_capacity {
+                rank += self.fold(n.left, u).count as usize + usize::from(u.contains(&n.period));
+                x = n.right;
+                continue;
+            }
+            if u.contains(&n.period) && n.period.capacity >= min_capacity {
+                rank += self.fold(n.left, u).count as usize;
+                return Some((rank, n.period));
+            }
+            x = n.left;
+        }
+        None
+    }
+
+    /// The maximum-capacity period of `u` among its dual ranks `>= a`.
+    fn best_from_rank(&self, a: usize, u: &StartRange) -> Option<RatedPeriod> {
+        let (mut x, mut a) = (self.root, a);
+        let mut acc = CapAgg::empty();
+        while x != NIL {
+            let n = self.n(x);
+            let cl = self.fold(n.left, u).count as usize;
+            let me = u.contains(&n.period);
+            if a < cl {
+                if me {
+                    acc.add(&n.period);
+                }
+                acc = CapAgg::combine(&acc, &self.fold(n.right, u));
+                x = n.left;
+            } else {
+                a -= cl;
+                if me {
+                    if a == 0 {
+                        acc.add(&n.period);
+                        acc = CapAgg::combine(&acc, &self.fold(n.right, u));
+                        break;
+                    }
+                    a -= 1;
+                }
+                x = n.right;
+            }
+        }
+        acc.found()
+    }
+
+    /// The maximum-capacity period of `u` among those with `end >= earliest_end`.
+    fn best_from_end(&self, earliest_end: f64, u: &StartRange) -> Option<RatedPeriod> {
+        let mut x = self.root;
+        let mut acc = CapAgg::empty();
+        while x != NIL {
+            let n = self.n(x);
+            if n.period.end >= earliest_end {
+                if u.contains(&n.period) {
+                    acc.add(&n.period);
+                }
+                acc = CapAgg::combine(&acc, &self.fold(n.right, u));
+                x = n.left;
+            } else {
+                x = n.right;
+            }
+        }
+        acc.found()
+    }
+
+    fn node_count(&self) -> usize {
+        self.nodes.len() - self.free.len() + self.sec.live_nodes()
+    }
+}
+
+/// The 2-D tree of one rate class.
+#[derive(Debug, Clone)]
+struct ClassTree {
+    starts: Treap<StartAgg>,
+    root: u32,
+    dual: DualRangeTree,
+}
+
+impl ClassTree {
+    fn new() -> Self {
+        ClassTree {
+            starts: Treap::default(),
+            root: NIL,
+            dual: DualRangeTree::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.starts.agg(self.root).count as usize
+    }
+
+    fn insert(&mut self, p: RatedPeriod) {
+        self.root = self.starts.insert(self.root, p);
+        self.dual.insert(p);
+    }
+
+    fn remove(&mut self, p: &RatedPeriod) -> bool {
+        let (root, found) = self.starts.remove(self.root, p);
+        self.root = root;
+        match found {
+            Some(stored) => {
+                let ok = self.dual.remove(&stored);
+                debug_assert!(ok, "primal and dual trees disagree on {stored}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Number of periods with `start <= latest_start`.
+    fn rank_le(&self, latest_start: f64) -> usize {
+        let (mut x, mut acc) = (self.root, 0usize);
+        while x != NIL {
+            if self.starts.key(x).start <= latest_start {
+                acc += self.starts.agg(self.starts.left(x)).count as usize + 1;
+                x = self.starts.right(x);
+            } else {
+                x = self.starts.left(x);
+            }
+        }
+        acc
+    }
+
+    /// The period at position `i` in start order.
+    fn select(&self, mut i: usize) -> RatedPeriod {
+        let mut x = self.root;
+        loop {
+            let l = self.starts.left(x);
+            let cl = self.starts.agg(l).count as usize;
+            match i.cmp(&cl) {
+                Ordering::Less => x = l,
+                Ordering::Equal => return *self.starts.key(x),
+                Ordering::Greater => {
+                    i -= cl + 1;
+                    x = self.starts.right(x);
+                }
+            }
+        }
+    }
+
+    /// The first feasible period in start order and its position.
+    fn first_feasible(&self, w: &RatedWindow) -> Option<(usize, RatedPeriod)> {
+        self.first_rec(self.root, w, 0)
+    }
+
+    fn first_rec(&self, x: u32, w: &RatedWindow, base: usize) -> Option<(usize, RatedPeriod)> {
+        if x == NIL {
+            return None;
+        }
+        let a = self.starts.agg(x);
+        if a.max_end < w.earliest_end || a.max_cap < w.min_capacity {
+            return None;
+        }
+        let l = self.starts.left(x);
+        if let Some(hit) = self.first_rec(l, w, base) {
+            return Some(hit);
+        }
+        let key = self.starts.key(x);
+        if key.start > w.latest_start {
+            return None;
+        }
+        let here = base + self.starts.agg(l).count as usize;
+        if w.admits(key) {
+            return Some((here, *key));
+        }
+        self.first_rec(self.starts.right(x), w, here + 1)
+    }
+}
+
+/// FF-HA+: one primal/dual 2-D tree per rate class, searched class by class in `order`
+/// (slowest first by default); see the [module docs](self) for the structure and costs.
+#[derive(Debug, Clone)]
+pub struct PrimalDualTrees {
+    classes: RateClasses,
+    order: ClassOrder,
+    pick: PlusPick,
+    small_group: usize,
+    trees: Vec<ClassTree>,
+    operations: u64,
+    scratch: Vec<RatedPeriod>,
+}
+
+impl PrimalDualTrees {
+    /// Empty trees for these classes, searched in `order`, choosing with `pick`.
+    pub fn new(classes: RateClasses, order: ClassOrder, pick: PlusPick) -> Self {
+        let trees = (0..classes.len()).map(|_| ClassTree::new()).collect();
+        PrimalDualTrees {
+            classes,
+            order,
+            pick,
+            small_group: SMALL_GROUP,
+            trees,
+            operations: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Answers groups of at most `n` periods directly instead of through the dual range tree
+    /// (default [`SMALL_GROUP`]; `0` always uses the range tree). The choice never changes.
+    pub fn with_small_group(mut self, n: usize) -> Self {
+        self.small_group = n;
+        self
+    }
+
+    /// Nodes held by all primary and secondary trees (a memory measure).
+    pub fn structure_nodes(&self) -> usize {
+        self.trees
+            .iter()
+            .map(|t| t.starts.live_nodes() + t.dual.node_count())
+            .sum()
+    }
+
+    /// The choice inside the answering group `lo..=hi` of class `h` (which holds the first
+    /// feasible period `first`), and the dual nodes the pseudo-code visits there.
+    fn pick_in_group(
+        &mut self,
+        h: usize,
+        lo: usize,
+        hi: usize,
+        w: &RatedWindow,
+        first: RatedPeriod,
+    ) -> (RatedPeriod, u64) {
+        let m = hi - lo + 1;
+        if m == 1 {
+            return (first, 1);
+        }
+        let t = &self.trees[h];
+        let u = StartRange {
+            lo: t.select(lo),
+            hi: t.select(hi),
+        };
+        if self.pick == PlusPick::EarliestStart {
+            return (first, failed_dual_visits(m));
+        }
+        if m <= self.small_group {
+            let mut g = std::mem::take(&mut self.scratch);
+            g.clear();
+            t.starts.collect_range(t.root, &u.lo, &u.hi, &mut g);
+            debug_assert_eq!(g.len(), m);
+            let out = match self.pick {
+                PlusPick::MaxCapInFirstGroup => {
+                    let best = g
+                        .iter()
+                        .filter(|p| p.end >= w.earliest_end)
+                        .copied()
+                        .reduce(|a, b| if b.more_capacity_than(&a) { b } else { a })
+                        .expect("the group holds a feasible period");
+                    (best, failed_dual_visits(m))
+                }
+                _ => small_group_tree_pick(&mut g, w),
+            };
+            self.scratch = g;
+            return out;
+        }
+        match self.pick {
+            PlusPick::MaxCapInFirstGroup => {
+                let best = t
+                    .dual
+                    .best_from_end(w.earliest_end, &u)
+                    .expect("the group holds a feasible period");
+                (best, failed_dual_visits(m))
+            }
+            _ => {
+                let p = t.dual.count_end_below(w.earliest_end, &u);
+                let (q, _) = t
+                    .dual
+                    .last_with_capacity(w.min_capacity, &u)
+                    .expect("the group holds a feasible period");
+                debug_assert!(p <= q && q < m, "p={p} q={q} m={m}");
+                let (a, visits) = dual_split(m, p, q);
+                let best = t
+                    .dual
+                    .best_from_rank(a, &u)
+                    .expect("rank q is in the range");
+                (best, visits)
+            }
+        }
+    }
+}
+
+/// The tree pick on a small group given as a slice (any order; reordered in place).
+fn small_group_tree_pick(g: &mut [RatedPeriod], w: &RatedWindow) -> (RatedPeriod, u64) {
+    let m = g.len();
+    let p = g.iter().filter(|x| x.end < w.earliest_end).count();
+    let top = g
+        .iter()
+        .filter(|x| x.capacity >= w.min_capacity)
+        .copied()
+        .reduce(|a, b| {
+            if b.cmp_end(&a) == Ordering::Greater {
+                b
+            } else {
+                a
+            }
+        })
+        .expect("the group holds a feasible period");
+    let q = g
+        .iter()
+        .filter(|x| x.cmp_end(&top) == Ordering::Less)
+        .count();
+    debug_assert!(p <= q && q < m);
+    let (a, visits) = dual_split(m, p, q);
+    let best = if a == 0 {
+        g.iter()
+            .copied()
+            .reduce(|a, b| if b.more_capacity_than(&a) { b } else { a })
+    } else {
+        let (_, pivot, _) = g.select_nth_unstable_by(a, RatedPeriod::cmp_end);
+        let pivot = *pivot;
+        g.iter()
+            .filter(|x| x.cmp_end(&pivot) != Ordering::Less)
+            .copied()
+            .reduce(|a, b| if b.more_capacity_than(&a) { b } else { a })
+    };
+    (best.expect("rank a exists"), visits)
+}
+
+impl RatedIndex for PrimalDualTrees {
+    fn classes(&self) -> &RateClasses {
+        &self.classes
+    }
+
+    fn insert(&mut self, p: RatedPeriod) {
+        self.trees[p.class as usize].insert(p);
+    }
+
+    fn remove(&mut self, p: &RatedPeriod) -> bool {
+        self.trees
+            .get_mut(p.class as usize)
+            .is_some_and(|t| t.remove(p))
+    }
+
+    fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
+        for h in self.order.iter(self.classes.len()) {
+            let w = windows[h];
+            // The class pre-check `r + l/μ <= d`.
+            self.operations += 1;
+            if !w.possible {
+                continue;
+            }
+            let t = &self.trees[h];
+            let v = t.len();
+            if v == 0 {
+                continue;
+            }
+            let k = t.rank_le(w.latest_start);
+            let hit = if k == 0 { None } else { t.first_feasible(&w) };
+            let (group, ops) = primal_search(v, k, hit.map(|(i, _)| i));
+            self.operations += ops;
+            let (Some(g), Some((_, first))) = (group, hit) else {
+                continue;
+            };
+            let (chosen, visits) = self.pick_in_group(h, g.lo, g.hi, &w, first);
+            self.operations += visits;
+            debug_assert!(w.admits(&chosen), "FF-HA+ chose an infeasible {chosen}");
+            return Some(chosen);
+        }
+        None
+    }
+
+    fn len(&self) -> usize {
+        self.trees.iter().map(ClassTree::len).sum()
+    }
+
+    fn class_len(&self, class: usize) -> usize {
+        self.trees[class].len()
+    }
+
+    fn periods(&self) -> Vec<RatedPeriod> {
+        let mut all = Vec::with_capacity(self.len());
+        for t in &self.trees {
+            t.starts.collect(t.root, &mut all);
+        }
+        all.sort_by(RatedPeriod::cmp_start);
+        all
+    }
+
+    fn operations(&self) -> u64 {
+        self.operations
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn period(start: f64, end: f64, server: u32, cap: f64) -> RatedPeriod {
+        RatedPeriod {
+            start,
+            end,
+            capacity: cap,
+            server,
+            class: 0,
+        }
+    }
+
+    /// The range-tree queries against brute force on a random set, with inserts and removals.
+    #[test]
+    fn dual_range_tree_queries() {
+        let mut rng = 0x1234_5678_u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut tree = DualRangeTree::new();
+        let mut live: Vec<RatedPeriod> = Vec::new();
+        for step in 0..3000u32 {
+            if live.len() > 50 && next() % 3 == 0 {
+                let i = (next() % live.len() as u64) as usize;
+                let p = live.swap_remove(i);
+                assert!(tree.remove(&p));
+            } else {
+                let s = (next() % 1000) as f64 / 10.0;
+                let e = s + 1.0 + (next() % 500) as f64 / 10.0;
+                let p = period(s, e, step, (next() % 40) as f64);
+                tree.insert(p);
+                live.push(p);
+            }
+            if step % 97 != 0 {
+                continue;
+            }
+            let mut by_start = live.clone();
+            by_start.sort_by(RatedPeriod::cmp_start);
+            let n = by_start.len();
+            let (i, j) = ((next() % n as u64) as usize, (next() % n as u64) as usize);
+            let (i, j) = (i.min(j), i.max(j));
+            let u = StartRange {
+                lo: by_start[i],
+                hi: by_start[j],
+            };
+            let mut group: Vec<RatedPeriod> = by_start[i..=j].to_vec();
+            group.sort_by(RatedPeriod::cmp_end);
+            let e = (next() % 1500) as f64 / 10.0;
+            let c = (next() % 40) as f64;
+            assert_eq!(
+                tree.count_end_below(e, &u),
+                group.iter().filter(|p| p.end < e).count()
+            );
+            let last = group
+                .iter()
+                .enumerate()
+                .rev()
+                .find(|(_, p)| p.capacity >= c)
+                .map(|(r, p)| (r, *p));
+            assert_eq!(tree.last_with_capacity(c, &u), last);
+            let a = (next() % group.len() as u64) as usize;
+            let best = group[a..]
+                .iter()
+                .copied()
+                .reduce(|x, y| if y.more_capacity_than(&x) { y } else { x });
+            assert_eq!(tree.best_from_rank(a, &u), best);
+            let best_e = group
+                .iter()
+                .filter(|p| p.end >= e)
+                .copied()
+                .reduce(|x, y| if y.more_capacity_than(&x) { y } else { x });
+            assert_eq!(tree.best_from_end(e, &u), best_e);
+        }
+        for p in live.drain(..) {
+            assert!(tree.remove(&p));
+        }
+        assert_eq!(tree.node_count(), 0);
+    }
+}
