@@ -34,3 +34,4 @@ pub fn run(
     }
     Ok(())
 }
+pub mod hetero;

@@ -14,3 +14,4 @@ pub use requests::{
     write_requests,
 };
 pub use synthetic::{ReadyOffset, ReservationStream, ReservationWorkload};
+pub mod hetero;

@@ -23,11 +23,11 @@
 //!
 //! Every structure here — the lists of FF-HU and FF-HA, the primal/dual trees of FF-HA+ and the
 //! literal reference of the pseudo-code — evaluates exactly this conjunction
-//! ([`RatedWindow::admits`]), so they agree bit for bit on what is feasible. The thresholds are
-//! widened by [`HETERO_TOLERANCE`] so that a job that fits exactly (up to rounding) does fit;
-//! the capacity threshold gets twice the slack of the end threshold, which makes "`st < r` and
-//! `et ≥ earliest_end`" imply "`c ≥ min_capacity`" despite rounding (the tree searches rely on
-//! that only for speed, never for correctness).
+//! ([`RatedWindow::admits`]), so they agree bit for bit on what is feasible. The thresholds carry
+//! the job window's rounding-level slack ([`Window::tolerance`], eight ulps of the window's
+//! times), so a job that fits exactly up to rounding does fit; the capacity threshold gets twice
+//! that slack (times `μ`), so that "`st < r` and `et ≥ earliest_end`" practically always implies
+//! "`c ≥ min_capacity`" — the tree searches rely on that only for speed, never for correctness.
 //!
 //! # The selection structures
 //!
@@ -53,20 +53,13 @@ mod treap;
 
 pub use implicit::{ImplicitGroup, dual_split, marked_groups, primal_search};
 pub use lists::{RateClassLists, StartOrderedList};
+pub use implicit::failed_dual_visits;
 pub use primal_dual::{PrimalDualTrees, SMALL_GROUP};
 
 use std::cmp::Ordering;
 use std::fmt;
 
 use crate::period::{Time, Window};
-
-/// Relative slack of the chapter-4 feasibility thresholds (times in hours).
-///
-/// Smaller than [`TIME_TOLERANCE`](crate::TIME_TOLERANCE): chapter-4 runs reach `10^6` hours
-/// while the smallest job is one minute, and a slack of `10^-7 · 10^6 h` would exceed it. At
-/// `10^-12` relative the slack is still thousands of ulps, far above the rounding of the few
-/// additions that produce a fragment's ends.
-pub const HETERO_TOLERANCE: f64 = 1e-12;
 
 /// An idle period of a rated server: `[start, end)` on `server`, which belongs to rate class
 /// `class`, with nominal capacity `capacity = μ (end − start)` (`+inf` for a server's tail).
@@ -162,14 +155,15 @@ pub struct RatedWindow {
     pub duration: Time,
     /// The job's ready time `r`.
     pub ready: Time,
+    /// The absolute slack of the thresholds ([`Window::tolerance`]).
+    pub tolerance: Time,
 }
 
 impl RatedWindow {
     /// The thresholds of the job `window` (its `length` is the work `l`) on a rate-`rate` class.
     pub fn new(window: &Window, rate: f64) -> Self {
         let duration = window.length / rate;
-        let scale = window.ready.abs().max(window.deadline.abs()).max(1.0);
-        let tol = HETERO_TOLERANCE * scale;
+        let tol = window.tolerance;
         RatedWindow {
             possible: window.ready + duration <= window.deadline + tol,
             latest_start: window.deadline - duration + tol,
@@ -177,6 +171,7 @@ impl RatedWindow {
             min_capacity: window.length - 2.0 * rate * tol,
             duration,
             ready: window.ready,
+            tolerance: tol,
         }
     }
 

@@ -1,0 +1,416 @@
+//! The online scheduler on rated servers: one decision per request, at its arrival.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use gridsched_geom::hetero::{
+    ClassOrder, PlusPick, PrimalDualTrees, RateClassLists, RateClasses, RatedIndex, RatedPeriod,
+    RatedWindow, StartOrderedList,
+};
+use gridsched_geom::{Time, Window};
+
+use crate::scheduler::{Booking, ConfigError, SubmitError};
+
+/// The three algorithms of Castillo ch. 4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HeteroAlgorithm {
+    /// First fit over one list of every idle period by start, blind to rates (§4.2).
+    FfHu,
+    /// First fit over one list per rate class, slowest class first (§4.2).
+    FfHa,
+    /// FF-HA with a primal/dual 2-D tree per class instead of a list (§4.4).
+    FfHaPlus,
+}
+
+impl HeteroAlgorithm {
+    /// All algorithms.
+    pub const ALL: [HeteroAlgorithm; 3] = [
+        HeteroAlgorithm::FfHu,
+        HeteroAlgorithm::FfHa,
+        HeteroAlgorithm::FfHaPlus,
+    ];
+
+    /// Command-line / config name.
+    pub fn name(self) -> &'static str {
+        match self {
+            HeteroAlgorithm::FfHu => "ff-hu",
+            HeteroAlgorithm::FfHa => "ff-ha",
+            HeteroAlgorithm::FfHaPlus => "ff-ha-plus",
+        }
+    }
+}
+
+impl fmt::Display for HeteroAlgorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for HeteroAlgorithm {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        HeteroAlgorithm::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| {
+                format!("unknown algorithm `{s}`; expected one of ff-hu, ff-ha, ff-ha-plus")
+            })
+    }
+}
+
+/// One minute of work on a rate-1 server, in hours: the default smallest fragment kept (A24).
+pub const ONE_MINUTE: f64 = 1.0 / 60.0;
+
+/// Everything that defines a heterogeneous scheduler.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeteroConfig {
+    /// Service rate of every server, each in `(0, 1]`.
+    pub rates: Vec<f64>,
+    pub algorithm: HeteroAlgorithm,
+    /// FF-HA+'s choice inside the first group with a feasible period (spec A22).
+    pub pick: PlusPick,
+    /// Class search order of FF-HA and FF-HA+ (slowest first in the thesis).
+    pub class_order: ClassOrder,
+    /// Idle fragments whose nominal capacity is below this (work units) are discarded (A24).
+    pub min_fragment: f64,
+}
+
+impl HeteroConfig {
+    /// The thesis's setting for servers with these rates: slowest class first, tree pick,
+    /// fragments of at least one minute of work.
+    pub fn new(rates: Vec<f64>, algorithm: HeteroAlgorithm) -> Self {
+        HeteroConfig {
+            rates,
+            algorithm,
+            pick: PlusPick::Tree,
+            class_order: ClassOrder::Ascending,
+            min_fragment: ONE_MINUTE,
+        }
+    }
+
+    /// Checks the configuration; returns the rate classes.
+    pub fn validate(&self) -> Result<RateClasses, ConfigError> {
+        if !(self.min_fragment.is_finite() && self.min_fragment >= 0.0) {
+            return Err(ConfigError(format!(
+                "min_fragment must be a non-negative number, got {}",
+                self.min_fragment
+            )));
+        }
+        if self.rates.len() > u32::MAX as usize {
+            return Err(ConfigError("too many servers".into()));
+        }
+        RateClasses::from_server_rates(&self.rates).map_err(|e| ConfigError(e.0))
+    }
+}
+
+/// A snapshot of a heterogeneous scheduler: enough to rebuild it over another algorithm.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeteroState {
+    /// Time of the last arrival.
+    pub now: Time,
+    /// Live idle periods in (start, server) order.
+    pub idle_periods: Vec<RatedPeriod>,
+}
+
+/// The online advance-reservation scheduler of Castillo ch. 4 on servers of different rates.
+///
+/// A job `(r, l, d)` of work `l` runs `l/μ` on a rate-`μ` server; it is booked at
+/// `max(start, r)` in the chosen idle period, which leaves a leading and a trailing fragment
+/// (kept if their nominal capacity is at least `min_fragment`). Idle periods that have ended
+/// by the current arrival are dropped before each decision, so every algorithm sees the same
+/// live set.
+///
+/// ```
+/// use gridsched_geom::Window;
+/// use gridsched_reservation::hetero::{HeteroAlgorithm, HeteroConfig, HeteroScheduler};
+///
+/// // Server 0 at rate 0.5, server 1 at rate 1.
+/// let config = HeteroConfig::new(vec![0.5, 1.0], HeteroAlgorithm::FfHaPlus);
+/// let mut s = HeteroScheduler::new(config).unwrap();
+/// // 2 h of work, ready at 1 h, due at 10 h: fits the slow server (4 h), searched first.
+/// let b = s.submit(0.0, &Window::new(1.0, 2.0, 10.0).unwrap()).unwrap().unwrap();
+/// assert_eq!((b.server, b.start, b.end), (0, 1.0, 5.0));
+/// ```
+#[derive(Debug)]
+pub struct HeteroScheduler {
+    config: HeteroConfig,
+    classes: RateClasses,
+    server_class: Vec<u32>,
+    index: Box<dyn RatedIndex + Send>,
+    /// Live finite periods by (end, server), for expiry.
+    by_end: BTreeMap<(u64, u32), RatedPeriod>,
+    windows: Vec<RatedWindow>,
+    now: Time,
+}
+
+/// Maps a float to an integer with the same order.
+fn order_key(t: Time) -> u64 {
+    let bits = t.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
+impl HeteroScheduler {
+    /// A scheduler whose servers are all idle from time 0 on.
+    pub fn new(config: HeteroConfig) -> Result<Self, ConfigError> {
+        let classes = config.validate()?;
+        let server_class: Vec<u32> = config
+            .rates
+            .iter()
+            .map(|&r| classes.class_of(r).expect("every rate has a class"))
+            .collect();
+        let index: Box<dyn RatedIndex + Send> = match config.algorithm {
+            HeteroAlgorithm::FfHu => Box::new(StartOrderedList::new(classes.clone())),
+            HeteroAlgorithm::FfHa => {
+                Box::new(RateClassLists::new(classes.clone(), config.class_order))
+            }
+            HeteroAlgorithm::FfHaPlus => Box::new(PrimalDualTrees::new(
+                classes.clone(),
+                config.class_order,
+                config.pick,
+            )),
+        };
+        let mut s = HeteroScheduler {
+            config,
+            classes,
+            server_class,
+            index,
+            by_end: BTreeMap::new(),
+            windows: Vec::new(),
+            now: 0.0,
+        };
+        for server in 0..s.server_class.len() as u32 {
+            let p = s.period(0.0, Time::INFINITY, server);
+            s.add(p);
+        }
+        Ok(s)
+    }
+
+    /// A scheduler whose servers already hold `reservations` (per server, sorted disjoint
+    /// `[start, end)` intervals at or after time 0); the idle periods are the gaps of nominal
+    /// capacity at least `min_fragment` between them plus each server's tail. Used to replay
+    /// worked examples.
+    pub fn with_reservations(
+        config: HeteroConfig,
+        reservations: &[Vec<(Time, Time)>],
+    ) -> Result<Self, ConfigError> {
+        if reservations.len() != config.rates.len() {
+            return Err(ConfigError(format!(
+                "{} servers configured but reservations given for {}",
+                config.rates.len(),
+                reservations.len()
+            )));
+        }
+        let mut s = Self::new(config)?;
+        for (server, booked) in reservations.iter().enumerate() {
+            let server = server as u32;
+            let mut free_from = 0.0;
+            s.drop_period(&s.period(0.0, Time::INFINITY, server));
+            for &(start, end) in booked {
+                if !(start >= free_from && end > start && end.is_finite()) {
+                    return Err(ConfigError(format!(
+                        "server {server}: reservation [{start}, {end}) overlaps or is out of order"
+                    )));
+                }
+                let gap = s.period(free_from, start, server);
+                if start > free_from && gap.capacity >= s.config.min_fragment {
+                    s.add(gap);
+                }
+                free_from = end;
+            }
+            let tail = s.period(free_from, Time::INFINITY, server);
+            s.add(tail);
+        }
+        Ok(s)
+    }
+
+    /// The scheduler's state (see [`HeteroState`]).
+    pub fn state(&self) -> HeteroState {
+        HeteroState {
+            now: self.now,
+            idle_periods: self.index.periods(),
+        }
+    }
+
+    /// A scheduler in the given state; `config` may choose another algorithm than the one the
+    /// state was taken from (its rates must hold the state's servers and classes).
+    pub fn from_state(config: HeteroConfig, state: &HeteroState) -> Result<Self, ConfigError> {
+        let mut s = Self::new(config)?;
+        for server in 0..s.server_class.len() as u32 {
+            s.drop_period(&s.period(0.0, Time::INFINITY, server));
+        }
+        s.now = state.now;
+        for p in &state.idle_periods {
+            let ok = s
+                .server_class
+                .get(p.server as usize)
+                .is_some_and(|&c| c == p.class);
+            if !ok {
+                return Err(ConfigError(format!(
+                    "idle period {p} does not match the configured servers"
+                )));
+            }
+            s.add(*p);
+        }
+        Ok(s)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HeteroConfig {
+        &self.config
+    }
+
+    /// The rate classes (ascending rates).
+    pub fn classes(&self) -> &RateClasses {
+        &self.classes
+    }
+
+    /// The class of a server.
+    pub fn class_of_server(&self, server: u32) -> u32 {
+        self.server_class[server as usize]
+    }
+
+    /// Number of servers.
+    pub fn servers(&self) -> u32 {
+        self.server_class.len() as u32
+    }
+
+    /// Live idle periods.
+    pub fn live_periods(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Live idle periods of one class.
+    pub fn live_in_class(&self, class: usize) -> usize {
+        self.index.class_len(class)
+    }
+
+    /// Every live idle period, in (start, server) order.
+    pub fn idle_periods(&self) -> Vec<RatedPeriod> {
+        self.index.periods()
+    }
+
+    /// Cumulative operations of the algorithm's searches (list elements examined / tree nodes
+    /// of the thesis's search visited).
+    pub fn operations(&self) -> u64 {
+        self.index.operations()
+    }
+
+    fn period(&self, start: Time, end: Time, server: u32) -> RatedPeriod {
+        let class = self.server_class[server as usize];
+        RatedPeriod::new(start, end, server, class, self.classes.rate(class as usize))
+    }
+
+    fn add(&mut self, p: RatedPeriod) {
+        if !p.is_tail() {
+            self.by_end.insert((order_key(p.end), p.server), p);
+        }
+        self.index.insert(p);
+    }
+
+    fn drop_period(&mut self, p: &RatedPeriod) {
+        if !p.is_tail() {
+            self.by_end.remove(&(order_key(p.end), p.server));
+        }
+        let removed = self.index.remove(p);
+        debug_assert!(removed, "period {p} was not live");
+    }
+
+    /// Drops every idle period that ends at or before `now`.
+    fn expire(&mut self, now: Time) {
+        while let Some((&key, &p)) = self.by_end.first_key_value() {
+            if p.end > now {
+                break;
+            }
+            self.by_end.remove(&key);
+            self.index.remove(&p);
+        }
+    }
+
+    /// Decides the job arriving at `arrival` with window `w` (`w.length` is its work on a
+    /// rate-1 server): `Some(booking)` if accepted, `None` if dropped. Arrivals must be
+    /// non-decreasing.
+    pub fn submit(&mut self, arrival: Time, w: &Window) -> Result<Option<Booking>, SubmitError> {
+        if arrival < self.now {
+            return Err(SubmitError::OutOfOrder {
+                arrival,
+                now: self.now,
+            });
+        }
+        if arrival < 0.0 {
+            return Err(SubmitError::BeforeStart(arrival));
+        }
+        if w.ready < arrival {
+            return Err(SubmitError::ReadyBeforeArrival {
+                ready: w.ready,
+                arrival,
+            });
+        }
+        self.now = arrival;
+        self.expire(arrival);
+        self.classes.windows(w, &mut self.windows);
+        let Some(p) = self.index.select(&self.windows) else {
+            return Ok(None);
+        };
+        let class = p.class as usize;
+        let rw = self.windows[class];
+        let rate = self.classes.rate(class);
+        let start = rw.start_in(&p);
+        let end = start + rw.duration;
+        self.drop_period(&p);
+        let lead = self.period(p.start, start, p.server);
+        if start > arrival && start > p.start && lead.capacity >= self.config.min_fragment {
+            self.add(lead);
+        }
+        if p.is_tail() || rate * (p.end - end) >= self.config.min_fragment {
+            let trail = self.period(end, p.end, p.server);
+            self.add(trail);
+        }
+        Ok(Some(Booking {
+            server: p.server,
+            start,
+            end,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn algorithm_names_round_trip() {
+        for a in HeteroAlgorithm::ALL {
+            assert_eq!(a.name().parse::<HeteroAlgorithm>(), Ok(a));
+        }
+        assert!("ff".parse::<HeteroAlgorithm>().is_err());
+    }
+
+    #[test]
+    fn invalid_configurations_are_rejected() {
+        let bad = HeteroConfig::new(vec![0.5, 1.2], HeteroAlgorithm::FfHu);
+        assert!(HeteroScheduler::new(bad).unwrap_err().0.contains("(0, 1]"));
+        let mut bad = HeteroConfig::new(vec![0.5], HeteroAlgorithm::FfHu);
+        bad.min_fragment = -1.0;
+        assert!(HeteroScheduler::new(bad).is_err());
+        assert!(HeteroScheduler::new(HeteroConfig::new(vec![], HeteroAlgorithm::FfHa)).is_err());
+    }
+
+    #[test]
+    fn expiry_and_out_of_order_arrivals() {
+        let c = HeteroConfig::new(vec![1.0], HeteroAlgorithm::FfHaPlus);
+        let mut s = HeteroScheduler::with_reservations(c, &[vec![(1.0, 2.0)]]).unwrap();
+        assert_eq!(s.live_periods(), 2);
+        s.submit(1.5, &Window::new(3.0, 1.0, 5.0).unwrap()).unwrap();
+        // [0, 1) expired at 1.5; the tail was split into [2, 3) and [4, inf).
+        let live: Vec<(f64, f64)> = s.idle_periods().iter().map(|p| (p.start, p.end)).collect();
+        assert_eq!(live, vec![(2.0, 3.0), (4.0, f64::INFINITY)]);
+        assert!(s.submit(1.0, &Window::new(3.0, 1.0, 5.0).unwrap()).is_err());
+        assert!(s.submit(2.0, &Window::new(1.0, 1.0, 5.0).unwrap()).is_err());
+    }
+}
