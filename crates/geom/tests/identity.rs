@@ -108,6 +108,9 @@ struct Sim {
     linear: LinearIndex,
     start: StartStripIndex,
     end: EndStripIndex,
+    /// Best-fit's range trees in every strip, and in strips of at least 6 periods.
+    start_bf_always: StartStripIndex,
+    start_bf_small: StartStripIndex,
     global_start: GlobalStartIndex,
     global_end: GlobalEndIndex,
     facade: TreeIndex,
@@ -134,6 +137,8 @@ impl Sim {
             linear: LinearIndex::with_expiry(geometry, p.expiry),
             start: StartStripIndex::with_best_fit(config),
             end: EndStripIndex::new(config),
+            start_bf_always: StartStripIndex::with_best_fit_thresholds(config, 1, 0),
+            start_bf_small: StartStripIndex::with_best_fit_thresholds(config, 6, 3),
             global_start: GlobalStartIndex::new(config),
             global_end: GlobalEndIndex::new(config),
             facade: TreeIndex::new(config, &facade_rules),
@@ -146,11 +151,13 @@ impl Sim {
         sim
     }
 
-    fn indexes(&mut self) -> [&mut dyn IdlePeriodIndex; 6] {
+    fn indexes(&mut self) -> [&mut dyn IdlePeriodIndex; 8] {
         [
             &mut self.linear,
             &mut self.start,
             &mut self.end,
+            &mut self.start_bf_always,
+            &mut self.start_bf_small,
             &mut self.global_start,
             &mut self.global_end,
             &mut self.facade,
@@ -177,6 +184,8 @@ impl Sim {
     fn check(&self, context: &str) {
         self.start.check_invariants();
         self.end.check_invariants();
+        self.start_bf_always.check_invariants();
+        self.start_bf_small.check_invariants();
         self.global_start.check_invariants();
         self.global_end.check_invariants();
         self.facade.check_invariants();
@@ -311,6 +320,8 @@ impl Sim {
                 EndStripIndex::supports(*rule).then(|| self.end.select(*rule, &w)),
                 GlobalStartIndex::supports(*rule).then(|| self.global_start.select(*rule, &w)),
                 GlobalEndIndex::supports(*rule).then(|| self.global_end.select(*rule, &w)),
+                (*rule == Rule::ShortestFeasible).then(|| self.start_bf_always.select(*rule, &w)),
+                (*rule == Rule::ShortestFeasible).then(|| self.start_bf_small.select(*rule, &w)),
             ];
             self.stats.linear_ops[i] += self.linear.operations() - ops.0;
             self.stats.tree_ops[i] += self.start.operations() + self.end.operations() - ops.1;
@@ -321,6 +332,8 @@ impl Sim {
                 got[1],
                 got[2],
                 got[3],
+                got[4],
+                got[5],
                 Some(self.facade.select(*rule, &w)),
             ];
             for (j, g) in got.into_iter().enumerate() {
@@ -575,6 +588,9 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
     let mut global_start = GlobalStartIndex::new(config);
     let mut global_end = GlobalEndIndex::new(config);
     let mut facade = TreeIndex::with_all_rules(config);
+    // Best-fit's range trees in every strip, and in strips of at least 4 periods.
+    let mut bf_always = StartStripIndex::with_best_fit_thresholds(config, 1, 0);
+    let mut bf_small = StartStripIndex::with_best_fit_thresholds(config, 4, 2);
     let mut now: Time = 0.0;
     for (k, op) in ops.iter().enumerate() {
         match *op {
@@ -601,6 +617,8 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                     global_start.insert(p);
                     global_end.insert(p);
                     facade.insert(p);
+                    bf_always.insert(p);
+                    bf_small.insert(p);
                 }
             }
             Op::Remove(i) => {
@@ -621,6 +639,8 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                     assert!(facade.remove(&p), "op {k}: facade lost {p}");
                     assert!(global_start.remove(&p), "op {k}: global start lost {p}");
                     assert!(global_end.remove(&p), "op {k}: global end lost {p}");
+                    assert!(bf_always.remove(&p), "op {k}: bf_always lost {p}");
+                    assert!(bf_small.remove(&p), "op {k}: bf_small lost {p}");
                     assert!(!end.remove(&p), "op {k}: end removed {p} twice");
                     assert!(
                         !global_end.remove(&p),
@@ -636,6 +656,8 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                 global_start.advance(now);
                 global_end.advance(now);
                 facade.advance(now);
+                bf_always.advance(now);
+                bf_small.advance(now);
             }
             Op::Query { ready, len, slack } => {
                 let ready = now + f64::from(ready) * q;
@@ -668,6 +690,10 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                         want,
                         "op {k}: global end, {rule:?}, {w:?}, now {now}"
                     );
+                    if rule == Rule::ShortestFeasible {
+                        assert_eq!(bits(bf_always.select(rule, &w)), want, "op {k}: bf_always");
+                        assert_eq!(bits(bf_small.select(rule, &w)), want, "op {k}: bf_small");
+                    }
                 }
             }
         }
@@ -690,6 +716,18 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
         global_start.check_invariants();
         global_end.check_invariants();
         facade.check_invariants();
+        bf_always.check_invariants();
+        bf_small.check_invariants();
+        assert_eq!(
+            all_bits(&bf_always.periods()),
+            want,
+            "op {k}: bf_always periods"
+        );
+        assert_eq!(
+            all_bits(&bf_small.periods()),
+            want,
+            "op {k}: bf_small periods"
+        );
     }
 }
 

@@ -91,6 +91,7 @@ fn per_decision(args: &[String]) {
             for &strategy in &strategies {
                 let mut best = f64::INFINITY;
                 let mut accepted = 0;
+                let mut ops = 0;
                 for _ in 0..reps {
                     let mut c = SchedulerConfig::new(n, strategy);
                     c.index = index;
@@ -101,13 +102,14 @@ fn per_decision(args: &[String]) {
                         accepted += usize::from(s.submit(r.arrival, &r.window).unwrap().is_some());
                     }
                     best = best.min(t.elapsed());
+                    ops = s.operations();
                 }
                 println!(
-                    "n={n} {} {:10} {:.3} us/decision  (accepted {})",
+                    "n={n} {} {:10} {:.3} us/decision  (accepted {accepted}, {:.1} ops/decision)",
                     index_name(index),
                     strategy.name(),
                     best * 1e6 / jobs as f64,
-                    accepted
+                    ops as f64 / jobs as f64
                 );
             }
         }

@@ -440,6 +440,16 @@ impl BestFitForest {
         true
     }
 
+    /// A tree over `elems` (strictly increasing in (start, server) order), perfectly
+    /// balanced: `O(s log s)`.
+    pub(crate) fn build_root(&mut self, elems: &[IdlePeriod]) -> BfRoot {
+        let (root, _, _) = self.build(elems);
+        BfRoot {
+            root,
+            max_size: elems.len() as u32,
+        }
+    }
+
     /// Frees the whole tree.
     pub(crate) fn clear(&mut self, t: &mut BfRoot) {
         let root = t.root;

@@ -9,7 +9,7 @@ use crate::tree::{Forest, NIL, NodeId};
 
 use super::TreeConfig;
 use super::best_fit::{BestFitForest, BfRoot};
-use super::keys::{ByStart, Cover, NO_START, StartSum, bound, longest_by_start};
+use super::keys::{ByStart, Cover, NO_START, StartSum, bound, longest_by_start, pick, shorter};
 use super::ring::Ring;
 use super::scan::scan_select;
 
@@ -19,15 +19,27 @@ struct Slot {
     /// The thesis's per-strip tree: (start, server) order, max-end / min-end / max-length
     /// augmentation.
     avl: NodeId,
-    /// Best-fit's 2-D tree over the same periods (empty unless Best-fit is enabled).
+    /// Best-fit's 2-D tree over the same periods: kept only when Best-fit is enabled and the
+    /// strip is large (built at [`BUILD_AT`] periods, dropped below [`DROP_BELOW`]).
     bf: BfRoot,
+    /// Number of periods.
+    len: u32,
 }
+
+/// A strip's Best-fit range tree is built once it holds this many periods...
+const BUILD_AT: u32 = 64;
+/// ...and dropped when it falls below this many (hysteresis: a strip oscillating around one
+/// size does not rebuild at every update). Below, a query visits the strip's own tree,
+/// pruned by its latest-end / longest summaries: `O(V_s)` at worst, which for `V_s < 64`
+/// is cheaper than the range tree's `O(log² V_s)` search and its `O(log² V_s)` updates.
+const DROP_BELOW: u32 = 32;
 
 impl Default for Slot {
     fn default() -> Self {
         Slot {
             avl: NIL,
             bf: BfRoot::default(),
+            len: 0,
         }
     }
 }
@@ -40,31 +52,51 @@ impl Slot {
 
 type StartForest = Forest<ByStart, StartSum>;
 
+/// Best-fit's structure and its size thresholds.
+#[derive(Debug, Clone)]
+struct BestFit {
+    forest: BestFitForest,
+    build_at: u32,
+    drop_below: u32,
+}
+
 fn slot_insert(
     forest: &mut StartForest,
-    best_fit: &mut Option<BestFitForest>,
+    best_fit: &mut Option<BestFit>,
     slot: &mut Slot,
     p: IdlePeriod,
 ) -> bool {
     if !forest.insert(&mut slot.avl, ByStart(p)) {
         return false;
     }
+    slot.len += 1;
     if let Some(bf) = best_fit {
-        bf.insert(&mut slot.bf, p);
+        if !slot.bf.is_empty() {
+            bf.forest.insert(&mut slot.bf, p);
+        } else if slot.len >= bf.build_at {
+            let elems: Vec<IdlePeriod> = forest.iter(slot.avl).map(|k| k.0).collect();
+            slot.bf = bf.forest.build_root(&elems);
+        }
     }
     true
 }
 
 fn slot_remove(
     forest: &mut StartForest,
-    best_fit: &mut Option<BestFitForest>,
+    best_fit: &mut Option<BestFit>,
     slot: &mut Slot,
     probe: &IdlePeriod,
 ) -> Option<IdlePeriod> {
     let got = forest.remove(&mut slot.avl, &ByStart(*probe))?.0;
+    slot.len -= 1;
     if let Some(bf) = best_fit {
-        let found = bf.remove(&mut slot.bf, &got);
-        debug_assert!(found, "best-fit tree out of sync for {got}");
+        if slot.bf.is_empty() {
+        } else if slot.len < bf.drop_below {
+            bf.forest.clear(&mut slot.bf);
+        } else {
+            let found = bf.forest.remove(&mut slot.bf, &got);
+            debug_assert!(found, "best-fit tree out of sync for {got}");
+        }
     }
     Some(got)
 }
@@ -112,6 +144,14 @@ fn slot_remove(
 /// subtree is skipped when its (latest end, longest, shortest) summary shows it holds no
 /// candidate or nothing at most as short as the best.
 ///
+/// **Size threshold.** A strip keeps its range tree only while it is large: the tree is built
+/// (`O(V_s log V_s)`) when the strip reaches 64 periods and dropped when it falls below 32.
+/// A smaller strip is searched in its own (start, server) tree, visiting the periods that
+/// satisfy the query's start bounds and its latest-end (R1) or longest (R2) test, pruned by
+/// the same summaries: `O(V_s)` at worst, less than the range tree's search and upkeep at
+/// that size (at `n = 20` every strip is small, and Best-fit costs no more than the scan of
+/// [`LinearIndex`](crate::LinearIndex)). The answers do not depend on the representation.
+///
 /// # Clock, ring and horizon
 /// The ring is anchored at the strip of the first inserted start (or of the first `advance`)
 /// and rotated by [`advance`](IdlePeriodIndex::advance) in `O(1)` per strip. Periods of a
@@ -146,7 +186,7 @@ fn slot_remove(
 pub struct StartStripIndex {
     config: TreeConfig,
     forest: StartForest,
-    best_fit: Option<BestFitForest>,
+    best_fit: Option<BestFit>,
     pool: Slot,
     ring: Ring<Slot>,
     anchored: bool,
@@ -175,8 +215,23 @@ impl StartStripIndex {
 
     /// An empty index that also maintains Best-fit's 2-D trees.
     pub fn with_best_fit(config: TreeConfig) -> Self {
+        Self::with_best_fit_thresholds(config, BUILD_AT, DROP_BELOW)
+    }
+
+    /// [`StartStripIndex::with_best_fit`] whose strips keep a range tree from `build_at`
+    /// periods on and drop it below `drop_below` (`1, 0`: always). For tests.
+    #[doc(hidden)]
+    pub fn with_best_fit_thresholds(config: TreeConfig, build_at: u32, drop_below: u32) -> Self {
+        assert!(
+            drop_below <= build_at,
+            "thresholds {build_at} / {drop_below}"
+        );
         StartStripIndex {
-            best_fit: Some(BestFitForest::default()),
+            best_fit: Some(BestFit {
+                forest: BestFitForest::default(),
+                build_at,
+                drop_below,
+            }),
             ..Self::new(config)
         }
     }
@@ -508,22 +563,45 @@ impl StartStripIndex {
         let r1_hi = |e: &IdlePeriod| e.start < w.ready;
         let r2_lo = |e: &IdlePeriod| e.start >= w.ready;
         let r2_hi = |e: &IdlePeriod| e.start <= w.latest_start;
+        let k1_hi = |k: &ByStart| k.0.start < w.ready;
+        let k2_lo = |k: &ByStart| k.0.start >= w.ready;
+        let k2_hi = |k: &ByStart| k.0.start <= w.latest_start;
+        let r1_sub = |s: &StartSum| s.max_end >= w.earliest_end;
+        let r1_pred = |k: &ByStart| k.0.end >= w.earliest_end;
+        let r2_sub = |s: &StartSum| s.max_len >= w.min_len;
+        let r2_pred = |k: &ByStart| k.0.len() >= w.min_len;
         let mut best = None;
         // R2 first (strips p..=p'): it usually yields a short candidate that prunes R1.
         for (slot, a, b) in self.ascending(p, p2) {
             let (lo, hi) = (Cover::at_least(a, b, p), Cover::at_most(a, b, p2));
-            let c2 = lo.and(hi);
+            if lo.and(hi) == Cover::Nothing {
+                continue;
+            }
             let root = self.forest.summary(slot.avl).expect("non-empty slot");
-            // O(1) skip of a whole R2 strip by its max-length pointer.
-            if c2 == Cover::Part || (c2 == Cover::All && root.max_len >= w.min_len) {
-                best = bf.shortest_at_least(
+            // O(1) skip of a whole strip by its max-length pointer.
+            if root.max_len < w.min_len {
+                continue;
+            }
+            best = if slot.bf.is_empty() {
+                let mut best = best;
+                self.forest.for_each_in(
+                    slot.avl,
+                    bound(lo, &k2_lo),
+                    bound(hi, &k2_hi),
+                    &r2_sub,
+                    &r2_pred,
+                    &mut |k: &ByStart| best = pick(best, Some(k.0), shorter),
+                );
+                best
+            } else {
+                bf.shortest_at_least(
                     &slot.bf,
                     bound(lo, &r2_lo),
                     bound(hi, &r2_hi),
                     w.min_len,
                     best,
-                );
-            }
+                )
+            };
         }
         // R1 from the ready time's strip downwards, then T0. A period of a strip <= b starts
         // before strip_start(b + 1) (one more strip of margin absorbs rounding in strip_of),
@@ -536,16 +614,24 @@ impl StartStripIndex {
             }
             let c1 = Cover::at_most(a, b, p);
             let root = self.forest.summary(slot.avl).expect("non-empty slot");
-            // O(1) skip of a whole R1 strip by its max-end pointer.
-            if c1 == Cover::Part || (c1 == Cover::All && root.max_end >= w.earliest_end) {
-                best = bf.shortest_ending_after(
-                    &slot.bf,
-                    None,
-                    bound(c1, &r1_hi),
-                    w.earliest_end,
-                    best,
-                );
+            // O(1) skip of a whole strip by its max-end pointer.
+            if c1 == Cover::Nothing || root.max_end < w.earliest_end {
+                continue;
             }
+            best = if slot.bf.is_empty() {
+                let mut best = best;
+                self.forest.for_each_in(
+                    slot.avl,
+                    NO_START,
+                    bound(c1, &k1_hi),
+                    &r1_sub,
+                    &r1_pred,
+                    &mut |k: &ByStart| best = pick(best, Some(k.0), shorter),
+                );
+                best
+            } else {
+                bf.shortest_ending_after(&slot.bf, None, bound(c1, &r1_hi), w.earliest_end, best)
+            };
         }
         best
     }
@@ -585,13 +671,24 @@ impl StartStripIndex {
                 }
                 assert!(k.0.start < k.0.end, "empty period {}", k.0);
             }
-            if let Some(bf) = &self.best_fit {
-                let m = bf
-                    .check(&slot.bf)
-                    .unwrap_or_else(|e| panic!("best-fit strip {g:?}: {e}"));
-                assert_eq!(m, n, "best-fit size in strip {g:?}");
-            } else {
-                assert!(slot.bf.is_empty());
+            assert_eq!(slot.len as usize, n, "length of strip {g:?}");
+            match &self.best_fit {
+                Some(bf) if !slot.bf.is_empty() => {
+                    let m = bf
+                        .forest
+                        .check(&slot.bf)
+                        .unwrap_or_else(|e| panic!("best-fit strip {g:?}: {e}"));
+                    assert_eq!(m, n, "best-fit size in strip {g:?}");
+                    assert!(
+                        slot.len >= bf.drop_below,
+                        "best-fit tree kept for {n} periods"
+                    );
+                }
+                Some(bf) => assert!(
+                    slot.len < bf.build_at.max(1),
+                    "no best-fit tree for {n} periods"
+                ),
+                None => assert!(slot.bf.is_empty()),
             }
             total += n;
         }
@@ -623,7 +720,7 @@ impl IdlePeriodIndex for StartStripIndex {
             for (_, mut slot) in self.ring.advance_to(s, Slot::is_empty) {
                 let keys = self.forest.drain(&mut slot.avl);
                 if let Some(bf) = &mut self.best_fit {
-                    bf.clear(&mut slot.bf);
+                    bf.forest.clear(&mut slot.bf);
                 }
                 for k in keys {
                     if k.0.end > now {
@@ -659,7 +756,7 @@ impl IdlePeriodIndex for StartStripIndex {
         match rule {
             Rule::EarliestFeasible => self.earliest_feasible(window),
             Rule::ShortestFeasible => match &self.best_fit {
-                Some(bf) => self.shortest_feasible(bf, window),
+                Some(bf) => self.shortest_feasible(&bf.forest, window),
                 None => self.scan(rule, window),
             },
             Rule::LongestInFirstStartStrip => self.longest_in_first_start_strip(window),
@@ -680,7 +777,7 @@ impl IdlePeriodIndex for StartStripIndex {
 
     fn operations(&self) -> u64 {
         self.forest.visits()
-            + self.best_fit.as_ref().map_or(0, BestFitForest::visits)
+            + self.best_fit.as_ref().map_or(0, |bf| bf.forest.visits())
             + self.steps.get()
     }
 
