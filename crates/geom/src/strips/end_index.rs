@@ -6,20 +6,30 @@ use std::cell::Cell;
 use crate::index::{ExpiryMode, IdlePeriodIndex, Rule, StripOrder};
 use crate::period::{IdlePeriod, Time, Window};
 use crate::strip::{INFINITE_STRIP, StripGeometry, StripId};
-use crate::tree::{Forest, NIL, NodeId};
+use crate::tree::Forest;
 
 use super::TreeConfig;
 use super::keys::{ByEnd, Cover, EndSum, NO_END, bound, longest_by_end};
 use super::ring::Ring;
 use super::scan::scan_select;
+use super::set::StripSet;
 
-/// One tree root (the default is the empty tree).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Root(NodeId);
+/// One end strip's periods (a sorted vector while small, an AVL tree while large).
+type EndSet = StripSet<ByEnd, EndSum>;
 
-impl Default for Root {
-    fn default() -> Self {
-        Root(NIL)
+/// The set of `home` among the past set, the ring's strips and the tails' set.
+fn home_set<'a>(
+    past: &'a mut EndSet,
+    ring: &'a mut Ring<EndSet>,
+    tails: &'a mut EndSet,
+    home: Home,
+    grow: bool,
+) -> Option<&'a mut EndSet> {
+    match home {
+        Home::Past => Some(past),
+        Home::Tails => Some(tails),
+        Home::Strip(g) if grow => Some(ring.get_or_grow(g)),
+        Home::Strip(g) => ring.get_mut(g),
     }
 }
 
@@ -39,8 +49,10 @@ enum Home {
 ///
 /// Each tree is ordered by (end, start descending, server) — the preference order of
 /// [`Rule::EarliestEndAfterDeadline`] — and summarises a subtree by its earliest start and its
-/// longest period. Vertical strips expire cleanly: a strip before the clock's holds only ended
-/// periods, so rotation just frees it (no T0 pool is needed).
+/// greatest length. Vertical strips expire cleanly: a strip before the clock's holds only ended
+/// periods, so rotation just frees it (no T0 pool is needed). As in the start index, a strip of
+/// at most 16 periods is kept as a sorted vector with its summary (a tree above 16, a vector
+/// again at 8).
 ///
 /// # Rules and costs
 /// With `V_s` periods per strip and `k` strips between those of `r + l` and `d`:
@@ -82,9 +94,9 @@ enum Home {
 pub struct EndStripIndex {
     config: TreeConfig,
     forest: Forest<ByEnd, EndSum>,
-    past: Root,
-    ring: Ring<Root>,
-    tails: Root,
+    past: EndSet,
+    ring: Ring<EndSet>,
+    tails: EndSet,
     anchored: bool,
     clock_strip: Option<StripId>,
     len: usize,
@@ -98,8 +110,8 @@ impl EndStripIndex {
             ring: Ring::new(config.ring_slots(), 0),
             config,
             forest: Forest::new(),
-            past: Root::default(),
-            tails: Root::default(),
+            past: EndSet::default(),
+            tails: EndSet::default(),
             anchored: false,
             clock_strip: None,
             len: 0,
@@ -150,34 +162,23 @@ impl EndStripIndex {
         }
     }
 
-    fn root_mut(&mut self, home: Home, grow: bool) -> Option<&mut NodeId> {
-        match home {
-            Home::Past => Some(&mut self.past.0),
-            Home::Tails => Some(&mut self.tails.0),
-            Home::Strip(g) if grow => Some(&mut self.ring.get_or_grow(g).0),
-            Home::Strip(g) => self.ring.get_mut(g).map(|r| &mut r.0),
-        }
-    }
-
     fn place(&mut self, p: IdlePeriod) -> bool {
         let g = self.geometry().strip_of(p.start);
         self.anchor(g);
         let home = self.home(&p);
-        let mut root = *self.root_mut(home, true).expect("grown");
-        let added = self.forest.insert(&mut root, ByEnd(p));
-        *self.root_mut(home, false).expect("grown") = root;
-        added
+        let set =
+            home_set(&mut self.past, &mut self.ring, &mut self.tails, home, true).expect("grown");
+        set.insert(&mut self.forest, ByEnd(p))
     }
 
     /// Removes exactly `p` (same end, start and server) and returns whether it was there.
     fn take_exact(&mut self, p: &IdlePeriod) -> bool {
         let home = self.home(p);
-        let Some(root) = self.root_mut(home, false) else {
+        let Some(set) = home_set(&mut self.past, &mut self.ring, &mut self.tails, home, false)
+        else {
             return false;
         };
-        let mut r = *root;
-        let found = self.forest.remove(&mut r, &ByEnd(*p)).is_some();
-        *self.root_mut(home, false).expect("present") = r;
+        let found = set.remove(&mut self.forest, &ByEnd(*p)).is_some();
         if found {
             self.len -= 1;
         }
@@ -202,38 +203,41 @@ impl EndStripIndex {
         Some(stored)
     }
 
-    /// The trees, in ascending end order, as (root, first strip, last strip).
-    fn trees(&self) -> impl Iterator<Item = (NodeId, StripId, StripId)> + '_ {
+    /// The sets, in ascending end order, as (set, first strip, last strip).
+    fn trees(&self) -> impl Iterator<Item = (&EndSet, StripId, StripId)> + '_ {
         let base = self.ring.base();
-        std::iter::once((self.past.0, StripId::MIN, base - 1))
-            .chain(self.ring.iter().map(|(g, r)| (r.0, g, g)))
+        std::iter::once((&self.past, StripId::MIN, base - 1))
+            .chain(self.ring.iter().map(|(g, r)| (r, g, g)))
             .chain(std::iter::once((
-                self.tails.0,
+                &self.tails,
                 INFINITE_STRIP,
                 INFINITE_STRIP,
             )))
     }
 
-    /// The trees that may hold end strips in `[first, last]`, ascending, skipping empty ones.
+    /// The sets that may hold end strips in `[first, last]`, ascending, skipping empty ones.
     fn ascending(
         &self,
         first: StripId,
         last: StripId,
-    ) -> impl Iterator<Item = (NodeId, StripId, StripId)> + '_ {
+    ) -> impl Iterator<Item = (&EndSet, StripId, StripId)> + '_ {
         let base = self.ring.base();
         let past =
-            (self.past.0 != NIL && first < base).then_some((self.past.0, StripId::MIN, base - 1));
+            (!self.past.is_empty() && first < base).then_some((&self.past, StripId::MIN, base - 1));
         let lo = first.max(base);
         let hi = last.min(self.ring.end() - 1);
-        let tails = (self.tails.0 != NIL && last == INFINITE_STRIP).then_some((
-            self.tails.0,
+        let tails = (!self.tails.is_empty() && last == INFINITE_STRIP).then_some((
+            &self.tails,
             INFINITE_STRIP,
             INFINITE_STRIP,
         ));
         past.into_iter()
             .chain((lo..=hi).filter_map(move |g| {
                 self.step();
-                self.ring.get(g).filter(|r| r.0 != NIL).map(|r| (r.0, g, g))
+                self.ring
+                    .get(g)
+                    .filter(|r| !r.is_empty())
+                    .map(|r| (r, g, g))
             }))
             .chain(tails)
     }
@@ -243,14 +247,14 @@ impl EndStripIndex {
         &self,
         first: StripId,
         last: StripId,
-    ) -> impl Iterator<Item = (NodeId, StripId, StripId)> + '_ {
+    ) -> impl Iterator<Item = (&EndSet, StripId, StripId)> + '_ {
         let base = self.ring.base();
         let past =
-            (self.past.0 != NIL && first < base).then_some((self.past.0, StripId::MIN, base - 1));
+            (!self.past.is_empty() && first < base).then_some((&self.past, StripId::MIN, base - 1));
         let lo = first.max(base);
         let hi = last.min(self.ring.end() - 1);
-        let tails = (self.tails.0 != NIL && last == INFINITE_STRIP).then_some((
-            self.tails.0,
+        let tails = (!self.tails.is_empty() && last == INFINITE_STRIP).then_some((
+            &self.tails,
             INFINITE_STRIP,
             INFINITE_STRIP,
         ));
@@ -258,13 +262,12 @@ impl EndStripIndex {
             .into_iter()
             .chain((lo..=hi).rev().filter_map(move |g| {
                 self.step();
-                self.ring.get(g).filter(|r| r.0 != NIL).map(|r| (r.0, g, g))
+                self.ring
+                    .get(g)
+                    .filter(|r| !r.is_empty())
+                    .map(|r| (r, g, g))
             }))
             .chain(past)
-    }
-
-    fn key(&self, id: NodeId) -> IdlePeriod {
-        self.forest.key(id).0
     }
 
     fn longest_in_end_strip(&self, w: &Window, order: StripOrder) -> Option<IdlePeriod> {
@@ -274,45 +277,48 @@ impl EndStripIndex {
         let hi = |k: &ByEnd| k.0.end <= w.deadline;
         let sub = |s: &EndSum| s.max_len >= w.min_len;
         let pred = |k: &ByEnd| k.0.len() >= w.min_len;
-        let search = |root: NodeId, a: StripId, b: StripId| -> Option<IdlePeriod> {
+        let forest = &self.forest;
+        let search = |set: &EndSet, a: StripId, b: StripId| -> Option<IdlePeriod> {
             let (cl, ch) = (Cover::at_least(a, b, pe), Cover::at_most(a, b, pd));
             if cl.and(ch) == Cover::Nothing {
                 return None;
             }
+            // O(1) skip of a whole strip by its max-length pointer.
+            if set.summary(forest).is_none_or(|s| !sub(s)) {
+                return None;
+            }
             if a != b {
-                // The past tree spans many strips: locate the first strip in `order` that has a
+                // The past set spans many strips: locate the first strip in `order` that has a
                 // candidate, then take the longest period inside it.
                 let edge = match order {
                     StripOrder::EarliestFirst => {
-                        self.forest
-                            .first_in(root, bound(cl, &lo), bound(ch, &hi), &sub, &pred)
+                        set.first_in(forest, bound(cl, &lo), bound(ch, &hi), &sub, &pred)
                     }
                     StripOrder::LatestFirst => {
-                        self.forest
-                            .last_in(root, bound(cl, &lo), bound(ch, &hi), &sub, &pred)
+                        set.last_in(forest, bound(cl, &lo), bound(ch, &hi), &sub, &pred)
                     }
                 }?;
-                let g = geo.strip_of(self.key(edge).end);
+                let g = geo.strip_of(edge.0.end);
                 let in_lo = |k: &ByEnd| lo(k) && geo.strip_of(k.0.end) >= g;
                 let in_hi = |k: &ByEnd| hi(k) && geo.strip_of(k.0.end) <= g;
                 let (lo, hi) = (Some(&in_lo), Some(&in_hi));
-                let max_len = self.forest.fold_in(root, lo, hi)?.max_len;
-                return longest_by_end(&self.forest, root, lo, hi, max_len);
+                let max_len = set.fold_in(forest, lo, hi)?.max_len;
+                return longest_by_end(forest, set, lo, hi, max_len);
             }
             let (lo, hi) = (bound(cl, &lo), bound(ch, &hi));
-            let max_len = self.forest.fold_in(root, lo, hi)?.max_len;
+            let max_len = set.fold_in(forest, lo, hi)?.max_len;
             if max_len < w.min_len {
                 return None;
             }
-            longest_by_end(&self.forest, root, lo, hi, max_len)
+            longest_by_end(forest, set, lo, hi, max_len)
         };
         match order {
             StripOrder::EarliestFirst => self
                 .ascending(pe, pd)
-                .find_map(|(root, a, b)| search(root, a, b)),
+                .find_map(|(set, a, b)| search(set, a, b)),
             StripOrder::LatestFirst => self
                 .descending(pe, pd)
-                .find_map(|(root, a, b)| search(root, a, b)),
+                .find_map(|(set, a, b)| search(set, a, b)),
         }
     }
 
@@ -321,14 +327,13 @@ impl EndStripIndex {
         let lo = |k: &ByEnd| k.0.end > w.deadline;
         let sub = |s: &EndSum| s.min_start <= w.latest_start;
         let pred = |k: &ByEnd| k.0.start <= w.latest_start;
-        self.ascending(pd, INFINITE_STRIP).find_map(|(root, a, b)| {
+        self.ascending(pd, INFINITE_STRIP).find_map(|(set, a, b)| {
             let cl = Cover::at_least(a, b, pd);
             if cl == Cover::Nothing {
                 return None;
             }
-            self.forest
-                .first_in(root, bound(cl, &lo), NO_END, &sub, &pred)
-                .map(|id| self.key(id))
+            set.first_in(&self.forest, bound(cl, &lo), NO_END, &sub, &pred)
+                .map(|k| k.0)
         })
     }
 
@@ -337,29 +342,25 @@ impl EndStripIndex {
         let lo = |k: &ByEnd| k.0.end > w.deadline;
         let sub = |s: &EndSum| s.min_start <= w.latest_start;
         let pred = |k: &ByEnd| k.0.start <= w.latest_start;
-        self.descending(pd, INFINITE_STRIP)
-            .find_map(|(root, a, b)| {
-                let cl = Cover::at_least(a, b, pd);
-                if cl == Cover::Nothing {
-                    return None;
-                }
-                let last = self
-                    .forest
-                    .last_in(root, bound(cl, &lo), NO_END, &sub, &pred)?;
-                // Ties on the latest end go to the later start, then the lower server: the first
-                // candidate with that end in this order.
-                let end = self.key(last).end;
-                let same = |k: &ByEnd| k.0.end.total_cmp(&end).is_ge();
-                self.forest
-                    .first_in(root, Some(&same), NO_END, &sub, &pred)
-                    .map(|id| self.key(id))
-            })
+        self.descending(pd, INFINITE_STRIP).find_map(|(set, a, b)| {
+            let cl = Cover::at_least(a, b, pd);
+            if cl == Cover::Nothing {
+                return None;
+            }
+            let last = set.last_in(&self.forest, bound(cl, &lo), NO_END, &sub, &pred)?;
+            // Ties on the latest end go to the later start, then the lower server: the first
+            // candidate with that end in this order.
+            let end = last.0.end;
+            let same = |k: &ByEnd| k.0.end.total_cmp(&end).is_ge();
+            set.first_in(&self.forest, Some(&same), NO_END, &sub, &pred)
+                .map(|k| k.0)
+        })
     }
 
     /// Every live period (in tree order, not sorted).
     fn all(&self) -> impl Iterator<Item = IdlePeriod> + '_ {
         self.trees()
-            .flat_map(move |(root, _, _)| self.forest.iter(root).map(|k| k.0))
+            .flat_map(move |(set, _, _)| set.iter(&self.forest).map(|k| k.0))
     }
 
     fn scan(&self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
@@ -368,39 +369,39 @@ impl EndStripIndex {
         got
     }
 
-    /// Pops the first period of a tree while `take(period)` holds.
+    /// Pops the first period of a set while `take(period)` holds.
     fn pop_while(&mut self, home: Home, take: &dyn Fn(&IdlePeriod) -> bool) -> Vec<IdlePeriod> {
         let mut out = Vec::new();
-        let Some(&mut mut root) = self.root_mut(home, false) else {
+        let Some(set) = home_set(&mut self.past, &mut self.ring, &mut self.tails, home, false)
+        else {
             return out;
         };
-        while let Some(k) = self.forest.first(root).copied() {
+        while let Some(k) = set.first(&self.forest) {
             if !take(&k.0) {
                 break;
             }
-            self.forest.remove(&mut root, &k);
+            set.remove(&mut self.forest, &k);
             out.push(k.0);
         }
-        *self.root_mut(home, false).expect("present") = root;
         out
     }
 
-    /// Removes from a tree every period starting before `boundary` (min-start descents).
+    /// Removes from a set every period starting before `boundary` (min-start descents).
     fn take_started_before(&mut self, home: Home, boundary: Time, out: &mut Vec<IdlePeriod>) {
-        let Some(&mut mut root) = self.root_mut(home, false) else {
+        let Some(set) = home_set(&mut self.past, &mut self.ring, &mut self.tails, home, false)
+        else {
             return;
         };
-        while let Some(id) =
-            self.forest
-                .first_in(root, NO_END, NO_END, &|s| s.min_start < boundary, &|k| {
-                    k.0.start < boundary
-                })
-        {
-            let k = *self.forest.key(id);
-            self.forest.remove(&mut root, &k);
+        while let Some(k) = set.first_in(
+            &self.forest,
+            NO_END,
+            NO_END,
+            &|s: &EndSum| s.min_start < boundary,
+            &|k: &ByEnd| k.0.start < boundary,
+        ) {
+            set.remove(&mut self.forest, &k);
             out.push(k.0);
         }
-        *self.root_mut(home, false).expect("present") = root;
     }
 
     /// Panics unless every tree is a valid AVL tree with exact summaries, every period sits in
@@ -408,13 +409,15 @@ impl EndStripIndex {
     pub fn check_invariants(&self) {
         let geo = self.geometry();
         let base = self.ring.base();
-        let mut total = 0;
-        for (root, a, b) in self.trees() {
-            let n = self
-                .forest
-                .check(root)
+        let (mut total, mut in_trees) = (0, 0);
+        for (set, a, b) in self.trees() {
+            let n = set
+                .check(&self.forest)
                 .unwrap_or_else(|e| panic!("end strip {a}..{b}: {e}"));
-            for k in self.forest.iter(root) {
+            if set.is_tree() {
+                in_trees += n;
+            }
+            for k in set.iter(&self.forest) {
                 let g = geo.strip_of(k.0.end);
                 assert!(a <= g && g <= b, "{} (end strip {g}) in tree {a}..{b}", k.0);
                 assert!(k.0.start < k.0.end, "empty period {}", k.0);
@@ -425,7 +428,7 @@ impl EndStripIndex {
             total += n;
         }
         assert_eq!(total, self.len, "length");
-        assert_eq!(self.forest.live_nodes(), self.len, "arena leak");
+        assert_eq!(self.forest.live_nodes(), in_trees, "arena leak");
     }
 }
 
@@ -447,8 +450,8 @@ impl IdlePeriodIndex for EndStripIndex {
         self.anchor(s);
         // Rotate: an end strip before the clock's holds only ended periods.
         if s > self.ring.base() {
-            for (_, mut root) in self.ring.advance_to(s, |r| r.0 == NIL) {
-                let n = self.forest.drain(&mut root.0).len();
+            for (_, mut set) in self.ring.advance_to(s, EndSet::is_empty) {
+                let n = set.drain(&mut self.forest).len();
                 self.len -= n;
             }
         }

@@ -20,13 +20,14 @@ use std::cell::Cell;
 use crate::index::{ExpiryMode, IdlePeriodIndex, Rule, StripOrder};
 use crate::period::{IdlePeriod, Time, Window};
 use crate::strip::{StripGeometry, StripId};
-use crate::tree::{Forest, NIL, NodeId};
+use crate::tree::Forest;
 
 use super::TreeConfig;
 use super::keys::{
     ByEnd, ByStart, EndSum, NO_END, NO_START, StartSum, longest_by_end, longest_by_start,
 };
 use super::scan::scan_select;
+use super::set::StripSet;
 
 /// All live periods in one (start, server)-ordered augmented AVL tree (latest end, earliest
 /// end and longest period per subtree): the start-strip rules without strips.
@@ -64,7 +65,7 @@ use super::scan::scan_select;
 pub struct GlobalStartIndex {
     config: TreeConfig,
     forest: Forest<ByStart, StartSum>,
-    root: NodeId,
+    set: StripSet<ByStart, StartSum>,
     clock_strip: Option<StripId>,
     len: usize,
     /// Periods examined by the fallback scan.
@@ -77,7 +78,7 @@ impl GlobalStartIndex {
         GlobalStartIndex {
             config,
             forest: Forest::new(),
-            root: NIL,
+            set: StripSet::default(),
             clock_strip: None,
             len: 0,
             steps: Cell::new(0),
@@ -101,14 +102,10 @@ impl GlobalStartIndex {
         self.config.geometry
     }
 
-    fn key(&self, id: NodeId) -> IdlePeriod {
-        self.forest.key(id).0
-    }
-
     /// Removes the live period with `probe`'s (start, server) and returns it as stored.
     /// `O(log V)`.
     pub fn take(&mut self, probe: &IdlePeriod) -> Option<IdlePeriod> {
-        let got = self.forest.remove(&mut self.root, &ByStart(*probe))?.0;
+        let got = self.set.remove(&mut self.forest, &ByStart(*probe))?.0;
         self.len -= 1;
         Some(got)
     }
@@ -118,9 +115,9 @@ impl GlobalStartIndex {
         let hi = |k: &ByStart| k.0.start < w.ready;
         let sub = |s: &StartSum| s.max_end >= w.earliest_end;
         let pred = |k: &ByStart| k.0.end >= w.earliest_end;
-        self.forest
-            .first_in(self.root, NO_START, Some(&hi), &sub, &pred)
-            .map(|id| self.key(id))
+        self.set
+            .first_in(&self.forest, NO_START, Some(&hi), &sub, &pred)
+            .map(|k| k.0)
     }
 
     /// The leftmost R2 candidate: `r <= start <= d - l` and `len >= l`.
@@ -129,9 +126,9 @@ impl GlobalStartIndex {
         let hi = |k: &ByStart| k.0.start <= w.latest_start;
         let sub = |s: &StartSum| s.max_len >= w.min_len;
         let pred = |k: &ByStart| k.0.len() >= w.min_len;
-        self.forest
-            .first_in(self.root, Some(&lo), Some(&hi), &sub, &pred)
-            .map(|id| self.key(id))
+        self.set
+            .first_in(&self.forest, Some(&lo), Some(&hi), &sub, &pred)
+            .map(|k| k.0)
     }
 
     fn longest_in_first_start_strip(&self, w: &Window) -> Option<IdlePeriod> {
@@ -142,8 +139,8 @@ impl GlobalStartIndex {
         let hi = |k: &ByStart| k.0.start <= w.latest_start && geo.strip_of(k.0.start) <= g;
         // `first` is a candidate of the range, so the range's longest period is one.
         let (lo, hi) = (Some(&lo), Some(&hi));
-        let max_len = self.forest.fold_in(self.root, lo, hi)?.max_len;
-        longest_by_start(&self.forest, self.root, lo, hi, max_len)
+        let max_len = self.set.fold_in(&self.forest, lo, hi)?.max_len;
+        longest_by_start(&self.forest, &self.set, lo, hi, max_len)
     }
 
     fn latest_start_before_ready(&self, w: &Window, skip_ready_strip: bool) -> Option<IdlePeriod> {
@@ -157,18 +154,18 @@ impl GlobalStartIndex {
         let sub = |s: &StartSum| s.max_end >= w.earliest_end;
         let pred = |k: &ByStart| k.0.end >= w.earliest_end;
         let last = self
-            .forest
-            .last_in(self.root, NO_START, Some(&hi), &sub, &pred)?;
+            .set
+            .last_in(&self.forest, NO_START, Some(&hi), &sub, &pred)?;
         // Ties on the latest start go to the lowest server: the first candidate with it.
-        let start = self.key(last).start;
+        let start = last.0.start;
         let lo = |k: &ByStart| k.0.start.total_cmp(&start).is_ge();
-        self.forest
-            .first_in(self.root, Some(&lo), Some(&hi), &sub, &pred)
-            .map(|id| self.key(id))
+        self.set
+            .first_in(&self.forest, Some(&lo), Some(&hi), &sub, &pred)
+            .map(|k| k.0)
     }
 
     fn scan(&self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
-        let all = self.forest.iter(self.root).map(|k| k.0);
+        let all = self.set.iter(&self.forest).map(|k| k.0);
         let (got, ops) = scan_select(self.geometry(), all, rule, w);
         self.steps.set(self.steps.get() + ops);
         got
@@ -178,11 +175,12 @@ impl GlobalStartIndex {
     /// arena are consistent. `O(V)`; for tests.
     pub fn check_invariants(&self) {
         let n = self
-            .forest
-            .check(self.root)
+            .set
+            .check(&self.forest)
             .unwrap_or_else(|e| panic!("global start tree: {e}"));
         assert_eq!(n, self.len, "length");
-        assert_eq!(self.forest.live_nodes(), self.len, "arena leak");
+        let in_tree = if self.set.is_tree() { self.len } else { 0 };
+        assert_eq!(self.forest.live_nodes(), in_tree, "arena leak");
     }
 }
 
@@ -190,7 +188,7 @@ impl IdlePeriodIndex for GlobalStartIndex {
     /// `O(log V)`.
     fn insert(&mut self, period: IdlePeriod) {
         debug_assert!(period.start < period.end, "empty idle period {period}");
-        let added = self.forest.insert(&mut self.root, ByStart(period));
+        let added = self.set.insert(&mut self.forest, ByStart(period));
         debug_assert!(added, "idle period {period} is already live");
         self.len += usize::from(added);
     }
@@ -201,15 +199,15 @@ impl IdlePeriodIndex for GlobalStartIndex {
 
     fn advance(&mut self, now: Time) {
         // Expire (found through the earliest-end summaries), as `LinearIndex` does first.
-        while let Some(id) = self.forest.first_in(
-            self.root,
+        while let Some(id) = self.set.first_in(
+            &self.forest,
             NO_START,
             NO_START,
             &|s: &StartSum| s.min_end <= now,
             &|k: &ByStart| k.0.end <= now,
         ) {
-            let dead = *self.forest.key(id);
-            self.forest.remove(&mut self.root, &dead);
+            let dead = id;
+            self.set.remove(&mut self.forest, &dead);
             self.len -= 1;
         }
         let geo = self.geometry();
@@ -218,16 +216,16 @@ impl IdlePeriodIndex for GlobalStartIndex {
             // Every period starting before the clock's strip (a prefix) now starts at `now`.
             let boundary = geo.strip_start(s);
             let mut clipped = Vec::new();
-            while let Some(k) = self.forest.first(self.root).copied() {
+            while let Some(k) = self.set.first(&self.forest) {
                 if k.0.start >= boundary {
                     break;
                 }
-                self.forest.remove(&mut self.root, &k);
+                self.set.remove(&mut self.forest, &k);
                 clipped.push(k.0);
             }
             for mut p in clipped {
                 p.start = now;
-                let added = self.forest.insert(&mut self.root, ByStart(p));
+                let added = self.set.insert(&mut self.forest, ByStart(p));
                 debug_assert!(added, "clipping made {p} collide");
             }
         }
@@ -259,7 +257,7 @@ impl IdlePeriodIndex for GlobalStartIndex {
     }
 
     fn periods(&self) -> Vec<IdlePeriod> {
-        self.forest.iter(self.root).map(|k| k.0).collect()
+        self.set.iter(&self.forest).map(|k| k.0).collect()
     }
 }
 
@@ -296,7 +294,7 @@ impl IdlePeriodIndex for GlobalStartIndex {
 pub struct GlobalEndIndex {
     config: TreeConfig,
     forest: Forest<ByEnd, EndSum>,
-    root: NodeId,
+    set: StripSet<ByEnd, EndSum>,
     clock_strip: Option<StripId>,
     len: usize,
     steps: Cell<u64>,
@@ -308,7 +306,7 @@ impl GlobalEndIndex {
         GlobalEndIndex {
             config,
             forest: Forest::new(),
-            root: NIL,
+            set: StripSet::default(),
             clock_strip: None,
             len: 0,
             steps: Cell::new(0),
@@ -330,13 +328,9 @@ impl GlobalEndIndex {
         self.config.geometry
     }
 
-    fn key(&self, id: NodeId) -> IdlePeriod {
-        self.forest.key(id).0
-    }
-
     /// Removes exactly `p` (same end, start and server); whether it was there. `O(log V)`.
     pub fn remove_exact(&mut self, p: &IdlePeriod) -> bool {
-        let found = self.forest.remove(&mut self.root, &ByEnd(*p)).is_some();
+        let found = self.set.remove(&mut self.forest, &ByEnd(*p)).is_some();
         self.len -= usize::from(found);
         found
     }
@@ -348,8 +342,8 @@ impl GlobalEndIndex {
             return Some(*probe);
         }
         let stored = self
-            .forest
-            .iter(self.root)
+            .set
+            .iter(&self.forest)
             .map(|k| k.0)
             .find(|p| p.server == probe.server && p.start == probe.start)?;
         self.steps.set(self.steps.get() + self.len as u64);
@@ -362,9 +356,9 @@ impl GlobalEndIndex {
         let lo = |k: &ByEnd| k.0.end > w.deadline;
         let sub = |s: &EndSum| s.min_start <= w.latest_start;
         let pred = |k: &ByEnd| k.0.start <= w.latest_start;
-        self.forest
-            .first_in(self.root, Some(&lo), NO_END, &sub, &pred)
-            .map(|id| self.key(id))
+        self.set
+            .first_in(&self.forest, Some(&lo), NO_END, &sub, &pred)
+            .map(|k| k.0)
     }
 
     fn latest_end_after_deadline(&self, w: &Window) -> Option<IdlePeriod> {
@@ -372,15 +366,15 @@ impl GlobalEndIndex {
         let sub = |s: &EndSum| s.min_start <= w.latest_start;
         let pred = |k: &ByEnd| k.0.start <= w.latest_start;
         let last = self
-            .forest
-            .last_in(self.root, Some(&lo), NO_END, &sub, &pred)?;
+            .set
+            .last_in(&self.forest, Some(&lo), NO_END, &sub, &pred)?;
         // Ties on the latest end go to the later start, then the lower server: the first
         // candidate with that end in this order.
-        let end = self.key(last).end;
+        let end = last.0.end;
         let same = |k: &ByEnd| k.0.end.total_cmp(&end).is_ge();
-        self.forest
-            .first_in(self.root, Some(&same), NO_END, &sub, &pred)
-            .map(|id| self.key(id))
+        self.set
+            .first_in(&self.forest, Some(&same), NO_END, &sub, &pred)
+            .map(|k| k.0)
     }
 
     fn longest_in_end_strip(&self, w: &Window, order: StripOrder) -> Option<IdlePeriod> {
@@ -391,25 +385,25 @@ impl GlobalEndIndex {
         let pred = |k: &ByEnd| k.0.len() >= w.min_len;
         let edge = match order {
             StripOrder::EarliestFirst => {
-                self.forest
-                    .first_in(self.root, Some(&lo), Some(&hi), &sub, &pred)
+                self.set
+                    .first_in(&self.forest, Some(&lo), Some(&hi), &sub, &pred)
             }
             StripOrder::LatestFirst => {
-                self.forest
-                    .last_in(self.root, Some(&lo), Some(&hi), &sub, &pred)
+                self.set
+                    .last_in(&self.forest, Some(&lo), Some(&hi), &sub, &pred)
             }
         }?;
-        let g = geo.strip_of(self.key(edge).end);
+        let g = geo.strip_of(edge.0.end);
         let in_lo = |k: &ByEnd| lo(k) && geo.strip_of(k.0.end) >= g;
         let in_hi = |k: &ByEnd| hi(k) && geo.strip_of(k.0.end) <= g;
         // The edge is a candidate of that strip, so the strip's longest period is one.
         let (lo, hi) = (Some(&in_lo), Some(&in_hi));
-        let max_len = self.forest.fold_in(self.root, lo, hi)?.max_len;
-        longest_by_end(&self.forest, self.root, lo, hi, max_len)
+        let max_len = self.set.fold_in(&self.forest, lo, hi)?.max_len;
+        longest_by_end(&self.forest, &self.set, lo, hi, max_len)
     }
 
     fn scan(&self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
-        let all = self.forest.iter(self.root).map(|k| k.0);
+        let all = self.set.iter(&self.forest).map(|k| k.0);
         let (got, ops) = scan_select(self.geometry(), all, rule, w);
         self.steps.set(self.steps.get() + ops);
         got
@@ -419,11 +413,12 @@ impl GlobalEndIndex {
     /// arena are consistent. `O(V)`; for tests.
     pub fn check_invariants(&self) {
         let n = self
-            .forest
-            .check(self.root)
+            .set
+            .check(&self.forest)
             .unwrap_or_else(|e| panic!("global end tree: {e}"));
         assert_eq!(n, self.len, "length");
-        assert_eq!(self.forest.live_nodes(), self.len, "arena leak");
+        let in_tree = if self.set.is_tree() { self.len } else { 0 };
+        assert_eq!(self.forest.live_nodes(), in_tree, "arena leak");
     }
 }
 
@@ -431,7 +426,7 @@ impl IdlePeriodIndex for GlobalEndIndex {
     /// `O(log V)`.
     fn insert(&mut self, period: IdlePeriod) {
         debug_assert!(period.start < period.end, "empty idle period {period}");
-        let added = self.forest.insert(&mut self.root, ByEnd(period));
+        let added = self.set.insert(&mut self.forest, ByEnd(period));
         debug_assert!(added, "idle period {period} is already live");
         self.len += usize::from(added);
     }
@@ -442,11 +437,11 @@ impl IdlePeriodIndex for GlobalEndIndex {
 
     fn advance(&mut self, now: Time) {
         // Expire: the ended periods are a prefix of the end order.
-        while let Some(k) = self.forest.first(self.root).copied() {
+        while let Some(k) = self.set.first(&self.forest) {
             if k.0.end > now {
                 break;
             }
-            self.forest.remove(&mut self.root, &k);
+            self.set.remove(&mut self.forest, &k);
             self.len -= 1;
         }
         let geo = self.geometry();
@@ -454,20 +449,20 @@ impl IdlePeriodIndex for GlobalEndIndex {
         if self.config.expiry == ExpiryMode::Clip && self.clock_strip.is_some_and(|c| s > c) {
             let boundary = geo.strip_start(s);
             let mut clipped = Vec::new();
-            while let Some(id) = self.forest.first_in(
-                self.root,
+            while let Some(id) = self.set.first_in(
+                &self.forest,
                 NO_END,
                 NO_END,
                 &|s: &EndSum| s.min_start < boundary,
                 &|k: &ByEnd| k.0.start < boundary,
             ) {
-                let k = *self.forest.key(id);
-                self.forest.remove(&mut self.root, &k);
+                let k = id;
+                self.set.remove(&mut self.forest, &k);
                 clipped.push(k.0);
             }
             for mut p in clipped {
                 p.start = now;
-                let added = self.forest.insert(&mut self.root, ByEnd(p));
+                let added = self.set.insert(&mut self.forest, ByEnd(p));
                 debug_assert!(added, "clipping made {p} collide");
             }
         }
@@ -492,7 +487,7 @@ impl IdlePeriodIndex for GlobalEndIndex {
     }
 
     fn periods(&self) -> Vec<IdlePeriod> {
-        let mut out: Vec<IdlePeriod> = self.forest.iter(self.root).map(|k| k.0).collect();
+        let mut out: Vec<IdlePeriod> = self.set.iter(&self.forest).map(|k| k.0).collect();
         out.sort_by(IdlePeriod::cmp_start);
         out
     }

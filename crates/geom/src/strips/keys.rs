@@ -7,7 +7,9 @@ use std::cmp::Ordering;
 
 use crate::period::{IdlePeriod, Time};
 use crate::strip::StripId;
-use crate::tree::{Forest, NoBound, NodeId, Summary};
+use crate::tree::{Forest, NoBound, Summary};
+
+use super::set::StripSet;
 
 /// No range bound on a start-ordered tree (for the monomorphized descents).
 pub(crate) const NO_START: Option<&NoBound<ByStart>> = None;
@@ -189,14 +191,14 @@ impl Summary<ByEnd> for EndSum {
     }
 }
 
-/// The longest period of a start-ordered tree's key range (ties as [`longer`]: earlier
+/// The longest period of a start-ordered set's key range (ties as [`longer`]: earlier
 /// start, then lower server), given `max_len`, the greatest length in the range (from a fold
 /// or a root summary). The first key of the range, in (start, server) order, that is that
 /// long *is* the one: `O(log n)`.
 #[inline]
 pub(crate) fn longest_by_start<L, H>(
     forest: &Forest<ByStart, StartSum>,
-    root: NodeId,
+    set: &StripSet<ByStart, StartSum>,
     lo: Option<&L>,
     hi: Option<&H>,
     max_len: Time,
@@ -207,18 +209,16 @@ where
 {
     let sub = |s: &StartSum| s.max_len >= max_len;
     let pred = |k: &ByStart| k.0.len() >= max_len;
-    forest
-        .first_in(root, lo, hi, &sub, &pred)
-        .map(|id| forest.key(id).0)
+    set.first_in(forest, lo, hi, &sub, &pred).map(|k| k.0)
 }
 
-/// The longest period of an end-ordered tree's key range (ties as [`longer`]), given the
-/// greatest length in the range. The tree's order is not the tie-break order, so every key
+/// The longest period of an end-ordered set's key range (ties as [`longer`]), given the
+/// greatest length in the range. The set's order is not the tie-break order, so every key
 /// of the range that long is visited (`O((1 + ties) log n)`).
 #[inline]
 pub(crate) fn longest_by_end<L, H>(
     forest: &Forest<ByEnd, EndSum>,
-    root: NodeId,
+    set: &StripSet<ByEnd, EndSum>,
     lo: Option<&L>,
     hi: Option<&H>,
     max_len: Time,
@@ -230,7 +230,7 @@ where
     let sub = |s: &EndSum| s.max_len >= max_len;
     let pred = |k: &ByEnd| k.0.len() >= max_len;
     let mut best = None;
-    forest.for_each_in(root, lo, hi, &sub, &pred, &mut |k: &ByEnd| {
+    set.for_each_in(forest, lo, hi, &sub, &pred, &mut |k: &ByEnd| {
         best = pick(best, Some(k.0), longer);
     });
     best

@@ -24,6 +24,7 @@ mod global;
 mod keys;
 mod ring;
 mod scan;
+mod set;
 mod start_index;
 
 pub use end_index::EndStripIndex;

@@ -5,25 +5,24 @@ use std::cell::Cell;
 use crate::index::{ExpiryMode, IdlePeriodIndex, Rule};
 use crate::period::{IdlePeriod, Time, Window};
 use crate::strip::{StripGeometry, StripId};
-use crate::tree::{Forest, NIL, NodeId};
+use crate::tree::Forest;
 
 use super::TreeConfig;
 use super::best_fit::{BestFitForest, BfRoot};
 use super::keys::{ByStart, Cover, NO_START, StartSum, bound, longest_by_start, pick, shorter};
 use super::ring::Ring;
 use super::scan::scan_select;
+use super::set::StripSet;
 
 /// The trees of one strip (or of the T0 pool).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Default)]
 struct Slot {
     /// The thesis's per-strip tree: (start, server) order, max-end / min-end / max-length
-    /// augmentation.
-    avl: NodeId,
+    /// augmentation (a sorted vector while the strip is small, see [`StripSet`]).
+    set: StripSet<ByStart, StartSum>,
     /// Best-fit's 2-D tree over the same periods: kept only when Best-fit is enabled and the
     /// strip is large (built at [`BUILD_AT`] periods, dropped below [`DROP_BELOW`]).
     bf: BfRoot,
-    /// Number of periods.
-    len: u32,
 }
 
 /// A strip's Best-fit range tree is built once it holds this many periods...
@@ -34,19 +33,9 @@ const BUILD_AT: u32 = 64;
 /// is cheaper than the range tree's `O(log² V_s)` search and its `O(log² V_s)` updates.
 const DROP_BELOW: u32 = 32;
 
-impl Default for Slot {
-    fn default() -> Self {
-        Slot {
-            avl: NIL,
-            bf: BfRoot::default(),
-            len: 0,
-        }
-    }
-}
-
 impl Slot {
     fn is_empty(&self) -> bool {
-        self.avl == NIL
+        self.set.is_empty()
     }
 }
 
@@ -66,15 +55,14 @@ fn slot_insert(
     slot: &mut Slot,
     p: IdlePeriod,
 ) -> bool {
-    if !forest.insert(&mut slot.avl, ByStart(p)) {
+    if !slot.set.insert(forest, ByStart(p)) {
         return false;
     }
-    slot.len += 1;
     if let Some(bf) = best_fit {
         if !slot.bf.is_empty() {
             bf.forest.insert(&mut slot.bf, p);
-        } else if slot.len >= bf.build_at {
-            let elems: Vec<IdlePeriod> = forest.iter(slot.avl).map(|k| k.0).collect();
+        } else if slot.set.len() >= bf.build_at {
+            let elems: Vec<IdlePeriod> = slot.set.iter(forest).map(|k| k.0).collect();
             slot.bf = bf.forest.build_root(&elems);
         }
     }
@@ -87,11 +75,10 @@ fn slot_remove(
     slot: &mut Slot,
     probe: &IdlePeriod,
 ) -> Option<IdlePeriod> {
-    let got = forest.remove(&mut slot.avl, &ByStart(*probe))?.0;
-    slot.len -= 1;
+    let got = slot.set.remove(forest, &ByStart(*probe))?.0;
     if let Some(bf) = best_fit {
         if slot.bf.is_empty() {
-        } else if slot.len < bf.drop_below {
+        } else if slot.set.len() < bf.drop_below {
             bf.forest.clear(&mut slot.bf);
         } else {
             let found = bf.forest.remove(&mut slot.bf, &got);
@@ -108,8 +95,13 @@ fn slot_remove(
 ///
 /// Every tree is ordered by (start, server), which is the median-start navigation of the
 /// thesis's leaf-oriented trees, and each node summarises its subtree by the latest end (the
-/// max-end pointer), the earliest end (for expiry) and the longest period (the max-length
-/// pointer, ties as in [`Rule`]).
+/// max-end pointer), the earliest end (for expiry) and the greatest length (the max-length
+/// pointer; the longest period itself, ties as in [`Rule`], is found by one more descent).
+///
+/// **Small strips.** A strip (or the pool) of at most 16 periods is kept as a sorted vector
+/// with its summary instead of a tree (it becomes a tree above 16 and a vector again at 8):
+/// the same queries are then short scans of contiguous memory. At `n = 20` nearly every strip
+/// is small; the bounds below are those of the tree form, which every large strip uses.
 ///
 /// # Rules and costs
 /// With `V_s <= M n` periods in a strip, `k` = number of strips between the ready time's
@@ -321,12 +313,16 @@ impl StartStripIndex {
                     None => return,
                 },
             };
-            let dead = self
-                .forest
-                .first_in(slot.avl, NO_START, NO_START, &|s| s.min_end <= now, &|k| {
-                    k.0.end <= now
-                })
-                .map(|id| self.forest.key(id).0);
+            let dead = slot
+                .set
+                .first_in(
+                    &self.forest,
+                    NO_START,
+                    NO_START,
+                    &|s: &StartSum| s.min_end <= now,
+                    &|k: &ByStart| k.0.end <= now,
+                )
+                .map(|k| k.0);
             let Some(dead) = dead else { return };
             slot_remove(&mut self.forest, &mut self.best_fit, slot, &dead);
             self.len -= 1;
@@ -343,7 +339,7 @@ impl StartStripIndex {
                     None => return,
                 },
             };
-            match self.forest.first(slot.avl).map(|k| k.0) {
+            match slot.set.first(&self.forest).map(|k| k.0) {
                 Some(p) if p.start < boundary => {
                     slot_remove(&mut self.forest, &mut self.best_fit, slot, &p);
                     out.push(p);
@@ -397,10 +393,6 @@ impl StartStripIndex {
             .chain(pool)
     }
 
-    fn key(&self, id: NodeId) -> IdlePeriod {
-        self.forest.key(id).0
-    }
-
     fn earliest_feasible(&self, w: &Window) -> Option<IdlePeriod> {
         let geo = self.geometry();
         let (p, p2) = (geo.strip_of(w.ready), geo.strip_of(w.latest_start));
@@ -415,23 +407,23 @@ impl StartStripIndex {
             let c1 = Cover::at_most(a, b, p);
             if c1 != Cover::Nothing {
                 let hit =
-                    self.forest
-                        .first_in(slot.avl, NO_START, bound(c1, &r1_hi), &r1_sub, &r1_pred);
-                if let Some(id) = hit {
-                    return Some(self.key(id));
+                    slot.set
+                        .first_in(&self.forest, NO_START, bound(c1, &r1_hi), &r1_sub, &r1_pred);
+                if let Some(k) = hit {
+                    return Some(k.0);
                 }
             }
             let (lo, hi) = (Cover::at_least(a, b, p), Cover::at_most(a, b, p2));
             if lo.and(hi) != Cover::Nothing {
-                let hit = self.forest.first_in(
-                    slot.avl,
+                let hit = slot.set.first_in(
+                    &self.forest,
                     bound(lo, &r2_lo),
                     bound(hi, &r2_hi),
                     &r2_sub,
                     &r2_pred,
                 );
-                if let Some(id) = hit {
-                    return Some(self.key(id));
+                if let Some(k) = hit {
+                    return Some(k.0);
                 }
             }
         }
@@ -450,15 +442,15 @@ impl StartStripIndex {
             if lo.and(hi) == Cover::Nothing {
                 continue;
             }
-            let hit = self.forest.first_in(
-                slot.avl,
+            let hit = slot.set.first_in(
+                &self.forest,
                 bound(lo, &r2_lo),
                 bound(hi, &r2_hi),
                 &r2_sub,
                 &r2_pred,
             );
-            if let Some(id) = hit {
-                return Some(self.key(id));
+            if let Some(k) = hit {
+                return Some(k.0);
             }
         }
         None
@@ -476,28 +468,32 @@ impl StartStripIndex {
             if lo.and(hi) == Cover::Nothing {
                 continue;
             }
+            // O(1) skip of a whole strip by its max-length pointer.
+            if slot.set.summary(&self.forest).is_none_or(|s| !r2_sub(s)) {
+                continue;
+            }
             if a != b {
                 // The pool spans many strips: find the first strip with a candidate, then the
                 // longest period inside it.
-                let first = self.forest.first_in(
-                    slot.avl,
+                let first = slot.set.first_in(
+                    &self.forest,
                     bound(lo, &r2_lo),
                     bound(hi, &r2_hi),
                     &r2_sub,
                     &r2_pred,
                 );
                 let Some(first) = first else { continue };
-                let g = geo.strip_of(self.key(first).start);
+                let g = geo.strip_of(first.0.start);
                 let in_lo = |k: &ByStart| r2_lo(k) && geo.strip_of(k.0.start) >= g;
                 let in_hi = |k: &ByStart| r2_hi(k) && geo.strip_of(k.0.start) <= g;
                 let (lo, hi) = (Some(&in_lo), Some(&in_hi));
-                let max_len = self.forest.fold_in(slot.avl, lo, hi)?.max_len;
-                return longest_by_start(&self.forest, slot.avl, lo, hi, max_len);
+                let max_len = slot.set.fold_in(&self.forest, lo, hi)?.max_len;
+                return longest_by_start(&self.forest, &slot.set, lo, hi, max_len);
             }
             let (lo, hi) = (bound(lo, &r2_lo), bound(hi, &r2_hi));
-            let folded = self.forest.fold_in(slot.avl, lo, hi);
+            let folded = slot.set.fold_in(&self.forest, lo, hi);
             if let Some(s) = folded.filter(|s| s.max_len >= w.min_len) {
-                return longest_by_start(&self.forest, slot.avl, lo, hi, s.max_len);
+                return longest_by_start(&self.forest, &slot.set, lo, hi, s.max_len);
             }
         }
         None
@@ -520,19 +516,19 @@ impl StartStripIndex {
             if c == Cover::Nothing {
                 continue;
             }
-            let Some(last) = self
-                .forest
-                .last_in(slot.avl, NO_START, bound(c, &hi), &sub, &pred)
+            let Some(last) = slot
+                .set
+                .last_in(&self.forest, NO_START, bound(c, &hi), &sub, &pred)
             else {
                 continue;
             };
             // Ties on the latest start go to the lowest server: the first candidate with it.
-            let start = self.key(last).start;
+            let start = last.0.start;
             let lo = |k: &ByStart| k.0.start.total_cmp(&start).is_ge();
-            let first = self
-                .forest
-                .first_in(slot.avl, Some(&lo), bound(c, &hi), &sub, &pred);
-            return first.map(|id| self.key(id));
+            let first = slot
+                .set
+                .first_in(&self.forest, Some(&lo), bound(c, &hi), &sub, &pred);
+            return first.map(|k| k.0);
         }
         None
     }
@@ -547,11 +543,11 @@ impl StartStripIndex {
             if c == Cover::Nothing {
                 continue;
             }
-            if let Some(id) = self
-                .forest
-                .first_in(slot.avl, NO_START, bound(c, &hi), &sub, &pred)
+            if let Some(k) = slot
+                .set
+                .first_in(&self.forest, NO_START, bound(c, &hi), &sub, &pred)
             {
-                return Some(self.key(id));
+                return Some(k.0);
             }
         }
         None
@@ -577,15 +573,15 @@ impl StartStripIndex {
             if lo.and(hi) == Cover::Nothing {
                 continue;
             }
-            let root = self.forest.summary(slot.avl).expect("non-empty slot");
+            let root = slot.set.summary(&self.forest).expect("non-empty slot");
             // O(1) skip of a whole strip by its max-length pointer.
             if root.max_len < w.min_len {
                 continue;
             }
             best = if slot.bf.is_empty() {
                 let mut best = best;
-                self.forest.for_each_in(
-                    slot.avl,
+                slot.set.for_each_in(
+                    &self.forest,
                     bound(lo, &k2_lo),
                     bound(hi, &k2_hi),
                     &r2_sub,
@@ -613,15 +609,15 @@ impl StartStripIndex {
                 break;
             }
             let c1 = Cover::at_most(a, b, p);
-            let root = self.forest.summary(slot.avl).expect("non-empty slot");
+            let root = slot.set.summary(&self.forest).expect("non-empty slot");
             // O(1) skip of a whole strip by its max-end pointer.
             if c1 == Cover::Nothing || root.max_end < w.earliest_end {
                 continue;
             }
             best = if slot.bf.is_empty() {
                 let mut best = best;
-                self.forest.for_each_in(
-                    slot.avl,
+                slot.set.for_each_in(
+                    &self.forest,
                     NO_START,
                     bound(c1, &k1_hi),
                     &r1_sub,
@@ -638,9 +634,9 @@ impl StartStripIndex {
 
     /// Every live period in (start, server) order.
     fn all(&self) -> impl Iterator<Item = IdlePeriod> + '_ {
-        std::iter::once(self.pool.avl)
-            .chain(self.ring.iter().map(|(_, s)| s.avl))
-            .flat_map(move |root| self.forest.iter(root).map(|k| k.0))
+        std::iter::once(&self.pool)
+            .chain(self.ring.iter().map(|(_, s)| s))
+            .flat_map(move |slot| slot.set.iter(&self.forest).map(|k| k.0))
     }
 
     fn scan(&self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
@@ -655,15 +651,18 @@ impl StartStripIndex {
     pub fn check_invariants(&self) {
         let geo = self.geometry();
         let base = self.ring.base();
-        let mut total = 0;
+        let (mut total, mut in_trees) = (0, 0);
         let slots =
             std::iter::once((None, &self.pool)).chain(self.ring.iter().map(|(g, s)| (Some(g), s)));
         for (g, slot) in slots {
-            let n = self
-                .forest
-                .check(slot.avl)
+            let n = slot
+                .set
+                .check(&self.forest)
                 .unwrap_or_else(|e| panic!("strip {g:?}: {e}"));
-            for k in self.forest.iter(slot.avl) {
+            if slot.set.is_tree() {
+                in_trees += n;
+            }
+            for k in slot.set.iter(&self.forest) {
                 let s = geo.strip_of(k.0.start);
                 match g {
                     None => assert!(s < base, "pool holds {} of strip {s} >= base {base}", k.0),
@@ -671,7 +670,7 @@ impl StartStripIndex {
                 }
                 assert!(k.0.start < k.0.end, "empty period {}", k.0);
             }
-            assert_eq!(slot.len as usize, n, "length of strip {g:?}");
+            let len = slot.set.len();
             match &self.best_fit {
                 Some(bf) if !slot.bf.is_empty() => {
                     let m = bf
@@ -679,21 +678,15 @@ impl StartStripIndex {
                         .check(&slot.bf)
                         .unwrap_or_else(|e| panic!("best-fit strip {g:?}: {e}"));
                     assert_eq!(m, n, "best-fit size in strip {g:?}");
-                    assert!(
-                        slot.len >= bf.drop_below,
-                        "best-fit tree kept for {n} periods"
-                    );
+                    assert!(len >= bf.drop_below, "best-fit tree kept for {n} periods");
                 }
-                Some(bf) => assert!(
-                    slot.len < bf.build_at.max(1),
-                    "no best-fit tree for {n} periods"
-                ),
+                Some(bf) => assert!(len < bf.build_at.max(1), "no best-fit tree for {n} periods"),
                 None => assert!(slot.bf.is_empty()),
             }
             total += n;
         }
         assert_eq!(total, self.len, "length");
-        assert_eq!(self.forest.live_nodes(), self.len, "arena leak");
+        assert_eq!(self.forest.live_nodes(), in_trees, "arena leak");
     }
 }
 
@@ -718,7 +711,7 @@ impl IdlePeriodIndex for StartStripIndex {
         // Rotate: strips wholly in the past hand their live periods to T0.
         if s > self.ring.base() {
             for (_, mut slot) in self.ring.advance_to(s, Slot::is_empty) {
-                let keys = self.forest.drain(&mut slot.avl);
+                let keys = slot.set.drain(&mut self.forest);
                 if let Some(bf) = &mut self.best_fit {
                     bf.forest.clear(&mut slot.bf);
                 }

@@ -138,6 +138,12 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
         self.visits.set(self.visits.get() + 1);
     }
 
+    /// Adds `n` to [`Forest::visits`] (for work done on keys kept outside the trees).
+    #[inline]
+    pub(crate) fn add_visits(&self, n: u64) {
+        self.visits.set(self.visits.get() + n);
+    }
+
     #[inline]
     fn node(&self, id: NodeId) -> &Node<K, S> {
         &self.nodes[id as usize]
