@@ -5,22 +5,29 @@
 //!     [-- [--n 20,100] [--strategies first-fit,min-lip] [--index tree,linear] [--jobs 300000]
 //!         [--reps 1]]
 //! cargo run --release -p gridsched-reservation --example strategy_timing -- scale
-//!     [--n 2000,20000] [--strategies first-fit,min-lip] [--queries 2000]
+//!     [--n 2000,20000] [--strategies first-fit,min-lip] [--seconds 0.5]
 //! ```
 //!
 //! Times are CPU time of the measuring thread where Linux provides it (less disturbed by other
 //! processes on a shared machine than wall-clock time). The default mode times `--jobs` decisions of a fresh scheduler (ρ = 0.9, L = 200, q = 0.1,
 //! bounded-Pareto sizes on [1, 50]) and prints µs/decision (the best of `--reps` runs).
 //!
-//! `scale` warms a tree-backed scheduler at load 0.9 until its horizon is full, snapshots it,
-//! loads the snapshot into a tree-backed and a linear-backed scheduler and times the same
-//! `--queries` further decisions on both (the decisions are asserted identical).
+//! `scale` warms a tree-backed scheduler at load 0.9 until its horizon is full (arrivals up to
+//! t = 1.5 L), snapshots it, loads the snapshot into a tree-backed and a linear-backed
+//! scheduler and times further decisions on both for about `--seconds` each (the decisions
+//! both made are asserted identical); then the same for queries alone (advance + the
+//! strategy's rules, no carving) on a `TreeIndex` and a `LinearIndex` loaded with the
+//! snapshot.
 
 use std::time::Instant;
 
+use gridsched_geom::{
+    IdlePeriod, IdlePeriodIndex, LinearIndex, Rule, StripGeometry, StripOrder, TreeConfig,
+    TreeIndex,
+};
 use gridsched_reservation::*;
 use gridsched_sim::{BoundedPareto, StreamKey};
-use gridsched_workload::{ReadyOffset, ReservationWorkload};
+use gridsched_workload::{ReadyOffset, Request, ReservationWorkload};
 
 /// A clock that counts only the time this thread spent on a CPU (Linux
 /// `/proc/thread-self/schedstat`, in ns), so that other processes sharing the machine inflate
@@ -116,6 +123,19 @@ fn per_decision(args: &[String]) {
     }
 }
 
+/// Runs `step(i)` for `i = 0, 1, ...` (at most `max` times) until about `budget` seconds of
+/// wall-clock time have passed; returns (CPU seconds per step, steps run).
+fn timed(max: usize, budget: f64, mut step: impl FnMut(usize)) -> (f64, usize) {
+    let wall = Instant::now();
+    let cpu = Clock::start();
+    let mut i = 0;
+    while i < max && (i % 64 != 0 || wall.elapsed().as_secs_f64() < budget) {
+        step(i);
+        i += 1;
+    }
+    (cpu.elapsed() / i.max(1) as f64, i)
+}
+
 fn scale(args: &[String]) {
     let ns = list(args, "--n", vec![2_000u32, 20_000], |s| s.parse().unwrap());
     let strategies = list(
@@ -124,7 +144,7 @@ fn scale(args: &[String]) {
         vec![Strategy::FirstFit, Strategy::MinLip],
         |s| s.parse().unwrap(),
     );
-    let queries = list(args, "--queries", vec![2_000usize], |s| s.parse().unwrap())[0];
+    let budget = list(args, "--seconds", vec![0.5f64], |s| s.parse().unwrap())[0];
     for &n in &ns {
         for &strategy in &strategies {
             let w = workload(n);
@@ -146,43 +166,113 @@ fn scale(args: &[String]) {
             let warm_time = t.elapsed();
             let state = warm.state();
             let live = state.idle_periods.len();
-            let reqs: Vec<_> = stream.take(queries).collect();
-            let mut times = Vec::new();
+            // Enough requests for `budget` seconds of tree decisions (about 1 us each).
+            let reqs: Vec<_> = stream.take((budget * 2e6) as usize).collect();
+            let mut per = Vec::new();
             let mut decisions = Vec::new();
             for index in [IndexKind::Tree, IndexKind::Linear] {
                 let mut c = config;
                 c.index = index;
                 let mut s = ReservationScheduler::from_state(c, &state).unwrap();
                 let ops = s.operations();
-                let t = Clock::start();
-                let d: Vec<_> = reqs
-                    .iter()
-                    .map(|r| s.submit(r.arrival, &r.window).unwrap())
-                    .collect();
-                times.push((
-                    t.elapsed() * 1e6 / queries as f64,
-                    (s.operations() - ops) as f64 / queries as f64,
+                let mut d = Vec::new();
+                let (secs, runs) = timed(reqs.len(), budget, |i| {
+                    d.push(s.submit(reqs[i].arrival, &reqs[i].window).unwrap());
+                });
+                per.push((
+                    secs * 1e6,
+                    (s.operations() - ops) as f64 / runs as f64,
+                    runs,
                 ));
                 decisions.push(d);
             }
+            let common = per[1].2;
             assert_eq!(
-                decisions[0], decisions[1],
+                decisions[0][..common],
+                decisions[1][..common],
                 "tree and linear decisions differ"
             );
+            let q = time_queries(state.now, &state.idle_periods, strategy, &reqs, budget);
             println!(
                 "n={n} {:10} warm {warmed} requests to t={last:.0} in {warm_time:.1} s \
-                 ({:.2} us/decision), {live} live periods; tree {:.3} us ({:.0} ops), \
-                 linear {:.3} us ({:.0} ops) per decision: ratio {:.1}x",
+                 ({:.2} us/decision), {live} live periods\n  decisions: tree {:.3} us \
+                 ({:.0} ops, {} timed), linear {:.3} us ({:.0} ops, {} timed): ratio {:.1}x\n  \
+                 queries only (advance + select, no carving): tree {:.3} us, linear {:.3} us: \
+                 ratio {:.1}x",
                 strategy.name(),
                 warm_time * 1e6 / warmed as f64,
-                times[0].0,
-                times[0].1,
-                times[1].0,
-                times[1].1,
-                times[1].0 / times[0].0
+                per[0].0,
+                per[0].1,
+                per[0].2,
+                per[1].0,
+                per[1].1,
+                per[1].2,
+                per[1].0 / per[0].0,
+                q.0,
+                q.1,
+                q.1 / q.0
             );
         }
     }
+}
+
+/// The rules a strategy asks with the default options (as `StrategyOptions::steps`).
+fn rules(strategy: Strategy) -> Vec<Rule> {
+    let r2 = Rule::LongestInFirstStartStrip;
+    let r1 = Rule::LatestStartBeforeReady {
+        skip_ready_strip: false,
+    };
+    let tip1 = Rule::LongestInEndStrip {
+        order: StripOrder::LatestFirst,
+    };
+    match strategy {
+        Strategy::FirstFit => vec![Rule::EarliestFeasible],
+        Strategy::BestFit => vec![Rule::ShortestFeasible],
+        Strategy::MinLip => vec![r2, r1],
+        Strategy::MinTip => vec![tip1, Rule::EarliestEndAfterDeadline],
+        Strategy::MaxLip => vec![Rule::EarliestStartBeforeReady, r2],
+        Strategy::MaxTip => vec![Rule::LatestEndAfterDeadline, tip1],
+        Strategy::Lact => Vec::new(),
+    }
+}
+
+/// µs per request of `advance` + every rule of the strategy (no carving, so the state stays
+/// the snapshot's but for expiry) on a tree index and on the linear index, each for about
+/// `budget` seconds; the answers to the requests both saw are asserted equal.
+fn time_queries(
+    now: f64,
+    periods: &[IdlePeriod],
+    strategy: Strategy,
+    reqs: &[Request],
+    budget: f64,
+) -> (f64, f64) {
+    let geometry = StripGeometry::for_min_length(1.0, 1);
+    let rules = rules(strategy);
+    let tree = TreeIndex::new(TreeConfig::new(geometry, 200.0), &rules);
+    let mut indexes: [Box<dyn IdlePeriodIndex>; 2] =
+        [Box::new(tree), Box::new(LinearIndex::new(geometry))];
+    let mut times = [0.0; 2];
+    let mut answers = [Vec::new(), Vec::new()];
+    for (i, ix) in indexes.iter_mut().enumerate() {
+        ix.advance(now);
+        for p in periods {
+            ix.insert(*p);
+        }
+        let (secs, _) = timed(reqs.len(), budget, |j| {
+            ix.advance(reqs[j].arrival);
+            for rule in &rules {
+                answers[i].push(ix.select(*rule, &reqs[j].window));
+            }
+        });
+        times[i] = secs * 1e6;
+    }
+    let common = answers[1].len();
+    assert_eq!(
+        answers[0][..common],
+        answers[1][..common],
+        "tree and linear answers differ"
+    );
+    (times[0], times[1])
 }
 
 fn main() {
