@@ -24,7 +24,7 @@ use crate::tree::Forest;
 
 use super::TreeConfig;
 use super::keys::{
-    ByEnd, ByStart, EndSum, NO_END, NO_START, StartSum, longest_by_end, longest_by_start,
+    ByEnd, ByStart, EndSum, NO_END, NO_START, StartSum, longest_by_end, longest_by_start, same_bits,
 };
 use super::scan::scan_select;
 use super::set::StripSet;
@@ -67,9 +67,23 @@ pub struct GlobalStartIndex {
     forest: Forest<ByStart, StartSum>,
     set: StripSet<ByStart, StartSum>,
     clock_strip: Option<StripId>,
+    /// Live periods (not counting `pending`).
     len: usize,
+    /// A period removed by the caller but still in the tree: the scheduler replaces a chosen
+    /// period by its fragments, and the leading fragment has the same (start, server) key, so
+    /// it takes the node in place ([`StripSet::replace`]) instead of a removal and an
+    /// insertion. Any other operation first removes it for real.
+    pending: Option<IdlePeriod>,
+    /// The last answer of `select`, while nothing changed since: removing it needs no search.
+    last_hit: Option<IdlePeriod>,
     /// Periods examined by the fallback scan.
     steps: Cell<u64>,
+}
+
+/// Same (start, server), i.e. the same key in start order.
+#[inline]
+fn same_start_key(a: &IdlePeriod, b: &IdlePeriod) -> bool {
+    a.start.to_bits() == b.start.to_bits() && a.server == b.server
 }
 
 impl GlobalStartIndex {
@@ -81,7 +95,17 @@ impl GlobalStartIndex {
             set: StripSet::default(),
             clock_strip: None,
             len: 0,
+            pending: None,
+            last_hit: None,
             steps: Cell::new(0),
+        }
+    }
+
+    /// Removes the pending period for real.
+    fn flush(&mut self) {
+        if let Some(p) = self.pending.take() {
+            let found = self.set.remove(&mut self.forest, &ByStart(p));
+            debug_assert!(found.is_some(), "pending {p} lost");
         }
     }
 
@@ -105,7 +129,12 @@ impl GlobalStartIndex {
     /// Removes the live period with `probe`'s (start, server) and returns it as stored.
     /// `O(log V)`.
     pub fn take(&mut self, probe: &IdlePeriod) -> Option<IdlePeriod> {
-        let got = self.set.remove(&mut self.forest, &ByStart(*probe))?.0;
+        self.flush();
+        let got = match self.last_hit.take() {
+            Some(hit) if same_start_key(&hit, probe) => hit,
+            _ => self.set.get(&self.forest, &ByStart(*probe))?.0,
+        };
+        self.pending = Some(got);
         self.len -= 1;
         Some(got)
     }
@@ -178,8 +207,8 @@ impl GlobalStartIndex {
             .set
             .check(&self.forest)
             .unwrap_or_else(|e| panic!("global start tree: {e}"));
-        assert_eq!(n, self.len, "length");
-        let in_tree = if self.set.is_tree() { self.len } else { 0 };
+        assert_eq!(n, self.len + usize::from(self.pending.is_some()), "length");
+        let in_tree = if self.set.is_tree() { n } else { 0 };
         assert_eq!(self.forest.live_nodes(), in_tree, "arena leak");
     }
 }
@@ -188,6 +217,18 @@ impl IdlePeriodIndex for GlobalStartIndex {
     /// `O(log V)`.
     fn insert(&mut self, period: IdlePeriod) {
         debug_assert!(period.start < period.end, "empty idle period {period}");
+        self.last_hit = None;
+        if let Some(old) = self.pending {
+            if same_start_key(&old, &period) {
+                let done = self
+                    .set
+                    .replace(&mut self.forest, &ByStart(old), ByStart(period));
+                debug_assert!(done, "pending {old} lost");
+                self.pending = None;
+                self.len += 1;
+                return;
+            }
+        }
         let added = self.set.insert(&mut self.forest, ByStart(period));
         debug_assert!(added, "idle period {period} is already live");
         self.len += usize::from(added);
@@ -198,6 +239,8 @@ impl IdlePeriodIndex for GlobalStartIndex {
     }
 
     fn advance(&mut self, now: Time) {
+        self.flush();
+        self.last_hit = None;
         // Expire (found through the earliest-end summaries), as `LinearIndex` does first.
         while let Some(id) = self.set.first_in(
             &self.forest,
@@ -233,7 +276,8 @@ impl IdlePeriodIndex for GlobalStartIndex {
     }
 
     fn select(&mut self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
-        match rule {
+        self.flush();
+        let got = match rule {
             Rule::EarliestFeasible => self.first_r1(w).or_else(|| self.first_r2(w)),
             Rule::EarliestStartBeforeReady => self.first_r1(w),
             Rule::EarliestStartFromReady => self.first_r2(w),
@@ -245,7 +289,9 @@ impl IdlePeriodIndex for GlobalStartIndex {
             | Rule::LongestInEndStrip { .. }
             | Rule::EarliestEndAfterDeadline
             | Rule::LatestEndAfterDeadline => self.scan(rule, w),
-        }
+        };
+        self.last_hit = got;
+        got
     }
 
     fn len(&self) -> usize {
@@ -257,7 +303,12 @@ impl IdlePeriodIndex for GlobalStartIndex {
     }
 
     fn periods(&self) -> Vec<IdlePeriod> {
-        self.set.iter(&self.forest).map(|k| k.0).collect()
+        let pending = self.pending;
+        self.set
+            .iter(&self.forest)
+            .map(|k| k.0)
+            .filter(|p| !pending.is_some_and(|q| same_bits(p, &q)))
+            .collect()
     }
 }
 
@@ -296,7 +347,16 @@ pub struct GlobalEndIndex {
     forest: Forest<ByEnd, EndSum>,
     set: StripSet<ByEnd, EndSum>,
     clock_strip: Option<StripId>,
+    /// Live periods (not counting `pending`).
     len: usize,
+    /// A period removed by the caller but still in the tree (as in [`GlobalStartIndex`]): the
+    /// trailing fragment the scheduler inserts next has the same end, and takes the node in
+    /// place when no other period sits between them in end order.
+    pending: Option<IdlePeriod>,
+    /// The last answer of `select`, while nothing changed since.
+    last_hit: Option<IdlePeriod>,
+    /// Smallest end among live periods, or lower (expiry has nothing to do before it).
+    next_expiry: Time,
     steps: Cell<u64>,
 }
 
@@ -309,7 +369,18 @@ impl GlobalEndIndex {
             set: StripSet::default(),
             clock_strip: None,
             len: 0,
+            pending: None,
+            last_hit: None,
+            next_expiry: Time::INFINITY,
             steps: Cell::new(0),
+        }
+    }
+
+    /// Removes the pending period for real.
+    fn flush(&mut self) {
+        if let Some(p) = self.pending.take() {
+            let found = self.set.remove(&mut self.forest, &ByEnd(p));
+            debug_assert!(found.is_some(), "pending {p} lost");
         }
     }
 
@@ -330,25 +401,33 @@ impl GlobalEndIndex {
 
     /// Removes exactly `p` (same end, start and server); whether it was there. `O(log V)`.
     pub fn remove_exact(&mut self, p: &IdlePeriod) -> bool {
+        self.flush();
+        self.last_hit = None;
         let found = self.set.remove(&mut self.forest, &ByEnd(*p)).is_some();
         self.len -= usize::from(found);
         found
     }
 
-    /// Removes the live period with `probe`'s (start, server), returned as stored: `O(log V)`
-    /// when `probe.end` is the stored end, else an `O(V)` search.
+    /// Removes the live period with `probe`'s (start, server), returned as stored: `O(1)` if
+    /// it is the last answer of `select`, `O(log V)` when `probe.end` is the stored end, else
+    /// an `O(V)` search.
     pub fn take(&mut self, probe: &IdlePeriod) -> Option<IdlePeriod> {
-        if self.remove_exact(probe) {
-            return Some(*probe);
-        }
-        let stored = self
-            .set
-            .iter(&self.forest)
-            .map(|k| k.0)
-            .find(|p| p.server == probe.server && p.start == probe.start)?;
-        self.steps.set(self.steps.get() + self.len as u64);
-        let found = self.remove_exact(&stored);
-        debug_assert!(found);
+        self.flush();
+        let stored = match self.last_hit.take() {
+            Some(hit) if same_start_key(&hit, probe) => hit,
+            _ => match self.set.get(&self.forest, &ByEnd(*probe)) {
+                Some(k) => k.0,
+                None => {
+                    self.steps.set(self.steps.get() + self.len as u64);
+                    self.set
+                        .iter(&self.forest)
+                        .map(|k| k.0)
+                        .find(|p| same_start_key(p, probe))?
+                }
+            },
+        };
+        self.pending = Some(stored);
+        self.len -= 1;
         Some(stored)
     }
 
@@ -416,8 +495,14 @@ impl GlobalEndIndex {
             .set
             .check(&self.forest)
             .unwrap_or_else(|e| panic!("global end tree: {e}"));
-        assert_eq!(n, self.len, "length");
-        let in_tree = if self.set.is_tree() { self.len } else { 0 };
+        assert_eq!(n, self.len + usize::from(self.pending.is_some()), "length");
+        if let Some(first) = self.set.first(&self.forest) {
+            assert!(
+                self.next_expiry <= first.0.end,
+                "expiry bound above the first end"
+            );
+        }
+        let in_tree = if self.set.is_tree() { n } else { 0 };
         assert_eq!(self.forest.live_nodes(), in_tree, "arena leak");
     }
 }
@@ -426,6 +511,22 @@ impl IdlePeriodIndex for GlobalEndIndex {
     /// `O(log V)`.
     fn insert(&mut self, period: IdlePeriod) {
         debug_assert!(period.start < period.end, "empty idle period {period}");
+        self.last_hit = None;
+        if period.end < self.next_expiry {
+            self.next_expiry = period.end;
+        }
+        if let Some(old) = self.pending {
+            if old.server == period.server
+                && old.end.to_bits() == period.end.to_bits()
+                && self
+                    .set
+                    .replace(&mut self.forest, &ByEnd(old), ByEnd(period))
+            {
+                self.pending = None;
+                self.len += 1;
+                return;
+            }
+        }
         let added = self.set.insert(&mut self.forest, ByEnd(period));
         debug_assert!(added, "idle period {period} is already live");
         self.len += usize::from(added);
@@ -436,13 +537,21 @@ impl IdlePeriodIndex for GlobalEndIndex {
     }
 
     fn advance(&mut self, now: Time) {
+        self.flush();
+        self.last_hit = None;
         // Expire: the ended periods are a prefix of the end order.
-        while let Some(k) = self.set.first(&self.forest) {
-            if k.0.end > now {
-                break;
+        if now >= self.next_expiry {
+            while let Some(k) = self.set.first(&self.forest) {
+                if k.0.end > now {
+                    break;
+                }
+                self.set.remove(&mut self.forest, &k);
+                self.len -= 1;
             }
-            self.set.remove(&mut self.forest, &k);
-            self.len -= 1;
+            self.next_expiry = self
+                .set
+                .first(&self.forest)
+                .map_or(Time::INFINITY, |k| k.0.end);
         }
         let geo = self.geometry();
         let s = geo.strip_of(now);
@@ -470,12 +579,15 @@ impl IdlePeriodIndex for GlobalEndIndex {
     }
 
     fn select(&mut self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
-        match rule {
+        self.flush();
+        let got = match rule {
             Rule::LongestInEndStrip { order } => self.longest_in_end_strip(w, order),
             Rule::EarliestEndAfterDeadline => self.earliest_end_after_deadline(w),
             Rule::LatestEndAfterDeadline => self.latest_end_after_deadline(w),
             _ => self.scan(rule, w),
-        }
+        };
+        self.last_hit = got;
+        got
     }
 
     fn len(&self) -> usize {
@@ -487,7 +599,13 @@ impl IdlePeriodIndex for GlobalEndIndex {
     }
 
     fn periods(&self) -> Vec<IdlePeriod> {
-        let mut out: Vec<IdlePeriod> = self.set.iter(&self.forest).map(|k| k.0).collect();
+        let pending = self.pending;
+        let mut out: Vec<IdlePeriod> = self
+            .set
+            .iter(&self.forest)
+            .map(|k| k.0)
+            .filter(|p| !pending.is_some_and(|q| same_bits(p, &q)))
+            .collect();
         out.sort_by(IdlePeriod::cmp_start);
         out
     }

@@ -119,6 +119,33 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
         Some(out)
     }
 
+    /// Replaces the key equal to `old` by `new` in place if `new` has the same rank (see
+    /// [`Forest::replace`]); returns whether it did.
+    pub(crate) fn replace(&mut self, forest: &mut Forest<K, S>, old: &K, new: K) -> bool {
+        if self.root != NIL {
+            return forest.replace(self.root, old, new);
+        }
+        forest.add_visits(1 + u64::from(self.len.max(1).ilog2()));
+        let Ok(i) = self.small.binary_search(old) else {
+            return false;
+        };
+        if (i > 0 && self.small[i - 1] >= new) || self.small.get(i + 1).is_some_and(|k| *k <= new) {
+            return false;
+        }
+        self.small[i] = new;
+        self.resum();
+        true
+    }
+
+    /// The stored key equal to `key`.
+    pub(crate) fn get(&self, forest: &Forest<K, S>, key: &K) -> Option<K> {
+        if self.root != NIL {
+            return forest.get(self.root, key).map(|id| *forest.key(id));
+        }
+        forest.add_visits(1 + u64::from(self.len.max(1).ilog2()));
+        self.small.binary_search(key).ok().map(|i| self.small[i])
+    }
+
     /// The smallest key.
     pub(crate) fn first(&self, forest: &Forest<K, S>) -> Option<K> {
         if self.root != NIL {

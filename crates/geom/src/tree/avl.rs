@@ -386,6 +386,77 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
         Some(out)
     }
 
+    /// Replaces the key equal to `old` by `new` in place if `new` has the same rank, i.e. it
+    /// lies strictly between the keys next to `old`; returns whether it did (`false` also if
+    /// `old` is absent). Summaries are recomputed along the path, stopping at the first
+    /// unchanged one. `O(log n)`, without the rebalancing of a removal and an insertion.
+    pub fn replace(&mut self, root: NodeId, old: &K, new: K) -> bool {
+        let mut path = [NIL; MAX_DEPTH];
+        let mut n = 0;
+        let (mut lower, mut upper) = (NIL, NIL);
+        let mut id = root;
+        loop {
+            if id == NIL {
+                return false;
+            }
+            self.touch();
+            let node = self.node(id);
+            let next = match old.cmp(&node.key) {
+                Ordering::Less => {
+                    upper = id;
+                    node.left
+                }
+                Ordering::Greater => {
+                    lower = id;
+                    node.right
+                }
+                Ordering::Equal => break,
+            };
+            path[n] = id;
+            n += 1;
+            id = next;
+        }
+        let x = id;
+        let (l, r) = (self.node(x).left, self.node(x).right);
+        let pred = if l == NIL {
+            lower
+        } else {
+            self.extreme(l, false)
+        };
+        let succ = if r == NIL {
+            upper
+        } else {
+            self.extreme(r, true)
+        };
+        if (pred != NIL && self.node(pred).key >= new)
+            || (succ != NIL && self.node(succ).key <= new)
+        {
+            return false;
+        }
+        self.node_mut(x).key = new;
+        for v in std::iter::once(x).chain(path[..n].iter().rev().copied()) {
+            let sum = self.node(v).sum.clone();
+            self.update(v);
+            if S::unchanged(&sum, &self.node(v).sum) {
+                break;
+            }
+        }
+        true
+    }
+
+    /// The leftmost (`leftmost = true`) or rightmost node of the subtree `id`.
+    fn extreme(&self, mut id: NodeId, leftmost: bool) -> NodeId {
+        loop {
+            self.touch();
+            let node = self.node(id);
+            let next = if leftmost { node.left } else { node.right };
+            if next == NIL {
+                return id;
+            }
+            id = next;
+        }
+    }
+
     /// The node holding the key equal to `key`. `O(log n)`.
     pub fn get(&self, root: NodeId, key: &K) -> Option<NodeId> {
         let mut id = root;
