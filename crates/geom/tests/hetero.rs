@@ -187,12 +187,12 @@ fn check_all(s: Scenario) {
         |l, w| literal::ff_ha(l, w, ClassOrder::Descending),
         "FF-HA desc",
     );
-    for small in [0, 3, 64] {
+    for budget in [0, 3, 1 << 20] {
         run(
             s,
             Box::new(
                 PrimalDualTrees::new(cls.clone(), ClassOrder::Ascending, PlusPick::Tree)
-                    .with_small_group(small),
+                    .with_enumeration_budget(budget),
             ),
             |l, w| literal::ff_ha_plus(l, w, ClassOrder::Ascending, PlusPick::Tree),
             "FF-HA+ tree",
@@ -205,7 +205,7 @@ fn check_all(s: Scenario) {
                     ClassOrder::Ascending,
                     PlusPick::MaxCapInFirstGroup,
                 )
-                .with_small_group(small),
+                .with_enumeration_budget(budget),
             ),
             |l, w| literal::ff_ha_plus(l, w, ClassOrder::Ascending, PlusPick::MaxCapInFirstGroup),
             "FF-HA+ max-cap",
@@ -281,7 +281,7 @@ fn ffha_plus_accepts_iff_ffhu_accepts_on_the_same_state() {
         let live = initial(&mut rng, &s, &rates, &cls);
         let mut hu = StartOrderedList::new(cls.clone());
         let mut plus = PrimalDualTrees::new(cls.clone(), ClassOrder::Ascending, PlusPick::Tree)
-            .with_small_group(2);
+            .with_enumeration_budget(2);
         for p in &live {
             hu.insert(*p);
             plus.insert(*p);

@@ -88,7 +88,8 @@ fn fixture_f41_primal_dual_facts() {
     }
     // Order preservation: P lies above x's line (2 > −3 + 4 = 1) iff x* lies above P*.
     let p_above_line = 2.0 > -3.0 + x.end;
-    let dual_above = -x.end > 3.0 * -1.0 - 2.0;
+    // P* at x = -1: y = 3·(-1) - 2.
+    let dual_above = -x.end > -3.0 - 2.0;
     assert!(p_above_line && dual_above);
     for pick in [PlusPick::Tree, PlusPick::MaxCapInFirstGroup] {
         assert_eq!(

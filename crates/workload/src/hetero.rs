@@ -104,8 +104,10 @@ impl SplitUniform {
         if !(self.min.is_finite() && self.min > 0.0) {
             return Err(DistError::NotPositive("smallest job size", self.min));
         }
-        if !(self.split.is_finite() && self.max.is_finite())
-            || !(self.min <= self.split && self.split <= self.max)
+        if !(self.split.is_finite()
+            && self.max.is_finite()
+            && self.min <= self.split
+            && self.split <= self.max)
         {
             return Err(DistError::BadRange(self.min, self.max));
         }

@@ -51,10 +51,10 @@ pub mod literal;
 mod primal_dual;
 mod treap;
 
+pub use implicit::failed_dual_visits;
 pub use implicit::{ImplicitGroup, dual_split, marked_groups, primal_search};
 pub use lists::{RateClassLists, StartOrderedList};
-pub use implicit::failed_dual_visits;
-pub use primal_dual::{PrimalDualTrees, SMALL_GROUP};
+pub use primal_dual::{ENUMERATION_BUDGET, PrimalDualTrees};
 
 use std::cmp::Ordering;
 use std::fmt;

@@ -25,8 +25,9 @@
 //!    passes. The descent follows the path to leaf `p` and, at each left turn `[lo, hi]`, tests
 //!    the right child `(mid, hi]`: it succeeds exactly at the first node with `p <= mid < q`
 //!    ([`dual_split`]), or at leaf `p` when `p == q`.
-//! 3. The answer is then the maximum-capacity period among ranks `>= mid + 1` of `U`: ranks
-//!    above that right child all have capacity below the job's size, so they cannot win.
+//! 3. The answer is then the maximum-capacity period among ranks `>= mid + 1` of `U` (`>= p`
+//!    at a leaf): ranks above that right child all have capacity below the job's size, so
+//!    they cannot win.
 //!
 //! # The structures (per class)
 //!
@@ -36,28 +37,37 @@
 //!   capacity already fails; a subtree left of the ready time that passes the end test always
 //!   holds a feasible period, so only the `O(log V)` subtrees straddling the ready time can
 //!   mislead it).
-//! - **Dual range tree**: a treap by (end, server) — the dual order — whose every node owns a
-//!   secondary treap of its subtree's periods by (start, server) with count and
-//!   maximum-capacity period. A marked node `U` is a range of start keys, so "count `U`'s
-//!   periods with end below `x`", "the largest end in `U` with capacity `>= l`" and "the
-//!   maximum-capacity period of `U` among dual ranks `>= a`" are each one descent of the primary
-//!   with one secondary range fold per level: `O(log² V)`.
-//!
-//! A rotation in the primary hands the rotated node's secondary to the node that takes its
-//! place (same set) and rebuilds the other from its children's in linear time; treap
-//! priorities are hashes of the keys, so the expected rebuild work per update is `O(log V)`
-//! and the shapes never depend on history. Groups of at most [`SMALL_GROUP`] periods are
-//! answered directly from the primal order in `O(m)` (linear-time selection), which is
-//! cheaper than the range tree for the small groups most jobs end in.
+//! - **Direct group search** (the common case): the answer only involves `U`'s *dual-feasible*
+//!   periods `F` (those with `end >= r + l/μ`: ranks `p..m`), since `q >= p` and the answer's
+//!   ranks are `>= p`. `F` is collected from the primal order, skipping subtrees whose latest
+//!   end fails, in `O(|F| log V)`; then `p = m − |F|`, `q` is the first capacity-feasible period
+//!   of `F` in descending end order, and the answer is the maximum-capacity period among the top
+//!   `m − a` of `F`. When `U` lies before the job's earliest end, every period of `F` covers
+//!   `[max start of U, r + l/μ)`, so `|F|` is at most the number of servers of the class — small
+//!   for every chapter-4 experiment, whatever `V`.
+//! - **Dual range tree** (the guarantee, used when `|F|` exceeds a budget,
+//!   [`ENUMERATION_BUDGET`]): a treap by (end, server) — the dual order — whose every node owns
+//!   a secondary treap of its subtree's periods by (start, server) with count and
+//!   maximum-capacity period. Since `U` is a range of start keys, "count `U`'s periods with end
+//!   below `x`", "the largest end in `U` with capacity `>= l`" and "the maximum-capacity period
+//!   of `U` among dual ranks `>= a`" are each one descent of the primary with one secondary
+//!   range fold per level: `O(log² V)`. A rotation hands the rotated node's secondary to the node
+//!   that takes its place (same set) and rebuilds the other from its children in linear time;
+//!   priorities are hashes of the keys, so shapes never depend on history and the expected
+//!   rebuild work per update is `O(log V)`. The tree is brought up to date lazily: changes are
+//!   logged and replayed (or the tree is rebuilt in `O(V log V)` when the log outgrows a
+//!   quarter of the class) only when a search needs it.
 //!
 //! # Costs
 //!
-//! Per class searched: `O(log V_h)` for `k`, expected `O(log V_h)` for `i`, and `O(log² V_h)`
-//! for the answer; per update `O(log² V_h)` expected (`O(log V_h)` secondaries of expected depth
-//! `O(log V_h)`), memory `O(V_h log V_h)`. The [operation count](super::RatedIndex::operations)
-//! is not this structure's work but the pseudo-code's: primal nodes visited, a failed dual
-//! descent in every node marked before `U` (charged its height plus one), and the dual nodes the
-//! successful descent visits — a deterministic function of the live set.
+//! Per class searched: `O(log V_h)` for `k`, expected `O(log V_h)` for `i`, then either
+//! `O(|F| log V_h)` (direct search) or `O(log² V_h)` plus the catch-up of the range tree
+//! (amortized `O(log² V_h)` per logged change). Per update: `O(log V_h)` expected, plus the
+//! logged change. Memory: `O(V_h)` for the primal order, `O(V_h log V_h)` for the range tree
+//! once built. The [operation count](super::RatedIndex::operations) is not this structure's
+//! work but the pseudo-code's: primal nodes visited, a failed dual descent in every node marked
+//! before `U` (charged its height plus one), and the dual nodes the successful descent visits —
+//! a deterministic function of the live set.
 
 use std::cmp::Ordering;
 
@@ -65,9 +75,9 @@ use super::implicit::{dual_split, failed_dual_visits, primal_search};
 use super::treap::{Aggregate, NIL, Treap, end_priority};
 use super::{ClassOrder, PlusPick, RateClasses, RatedIndex, RatedPeriod, RatedWindow};
 
-/// Marked groups of at most this many periods are answered by a direct `O(m)` computation
-/// instead of the dual range tree (both give the same answer; this is only a speed trade-off).
-pub const SMALL_GROUP: usize = 64;
+/// Default number of dual-feasible periods the direct search of a group may collect before
+/// the search falls back to the dual range tree (both give the same answer).
+pub const ENUMERATION_BUDGET: usize = 512;
 
 /// Primal-order aggregate: count, latest end, largest capacity.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -495,17 +505,88 @@ impl DualRangeTree {
         acc.found()
     }
 
+    /// Replaces the tree by one holding `periods` (any order) in `O(V log V)`: the primary is
+    /// built as a Cartesian tree over the end order, each secondary from its children's
+    /// start-sorted lists. The result is the tree the same insertions would give (treap shapes
+    /// depend on the key set only).
+    fn rebuild_from(&mut self, periods: &mut [RatedPeriod]) {
+        self.nodes.clear();
+        self.free.clear();
+        self.sec = Treap::default();
+        self.root = NIL;
+        periods.sort_by(RatedPeriod::cmp_end);
+        let mut stack: Vec<u32> = Vec::new();
+        for p in periods.iter() {
+            let n = self.alloc(*p, NIL);
+            let mut last = NIL;
+            while let Some(&top) = stack.last() {
+                if self.above(top, n) {
+                    break;
+                }
+                stack.pop();
+                last = top;
+            }
+            self.n_mut(n).left = last;
+            if let Some(&top) = stack.last() {
+                self.n_mut(top).right = n;
+            }
+            stack.push(n);
+        }
+        self.root = stack.first().copied().unwrap_or(NIL);
+        self.build_secondaries(self.root);
+    }
+
+    /// Builds the secondaries of the subtree `x` bottom-up; returns its periods by start.
+    fn build_secondaries(&mut self, x: u32) -> Vec<RatedPeriod> {
+        if x == NIL {
+            return Vec::new();
+        }
+        let a = self.build_secondaries(self.n(x).left);
+        let b = self.build_secondaries(self.n(x).right);
+        let me = self.n(x).period;
+        let mut c = Vec::with_capacity(a.len() + b.len() + 1);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            if a[i].cmp_start(&b[j]) == Ordering::Less {
+                c.push(a[i]);
+                i += 1;
+            } else {
+                c.push(b[j]);
+                j += 1;
+            }
+        }
+        c.extend_from_slice(&a[i..]);
+        c.extend_from_slice(&b[j..]);
+        let at = c.partition_point(|q| q.cmp_start(&me) == Ordering::Less);
+        c.insert(at, me);
+        let root = self.sec.build(&c);
+        self.n_mut(x).sec = root;
+        c
+    }
+
     fn node_count(&self) -> usize {
         self.nodes.len() - self.free.len() + self.sec.live_nodes()
     }
 }
 
-/// The 2-D tree of one rate class.
+/// A pending change of the dual range tree.
+#[derive(Debug, Clone, Copy)]
+enum Pending {
+    Insert(RatedPeriod),
+    Remove(RatedPeriod),
+}
+
+/// The 2-D tree of one rate class: the primal order, always current, and the dual range tree,
+/// brought up to date only when a search needs it.
 #[derive(Debug, Clone)]
 struct ClassTree {
     starts: Treap<StartAgg>,
     root: u32,
     dual: DualRangeTree,
+    /// Changes not yet applied to `dual`.
+    pending: Vec<Pending>,
+    /// `dual` must be rebuilt from the primal order (the log grew past its size).
+    stale: bool,
 }
 
 impl ClassTree {
@@ -514,6 +595,8 @@ impl ClassTree {
             starts: Treap::default(),
             root: NIL,
             dual: DualRangeTree::new(),
+            pending: Vec::new(),
+            stale: false,
         }
     }
 
@@ -521,9 +604,21 @@ impl ClassTree {
         self.starts.agg(self.root).count as usize
     }
 
+    fn log(&mut self, change: Pending) {
+        if self.stale {
+            return;
+        }
+        self.pending.push(change);
+        if self.pending.len() > 2 * self.len() + 1024 {
+            // Replaying would cost more than rebuilding: forget the log.
+            self.pending.clear();
+            self.stale = true;
+        }
+    }
+
     fn insert(&mut self, p: RatedPeriod) {
         self.root = self.starts.insert(self.root, p);
-        self.dual.insert(p);
+        self.log(Pending::Insert(p));
     }
 
     fn remove(&mut self, p: &RatedPeriod) -> bool {
@@ -531,12 +626,33 @@ impl ClassTree {
         self.root = root;
         match found {
             Some(stored) => {
-                let ok = self.dual.remove(&stored);
-                debug_assert!(ok, "primal and dual trees disagree on {stored}");
+                self.log(Pending::Remove(stored));
                 true
             }
             None => false,
         }
+    }
+
+    /// Brings the dual range tree up to date: replays the log, or rebuilds from the primal
+    /// order when that is cheaper (amortized `O(log² V)` per change either way).
+    fn sync_dual(&mut self) {
+        if self.stale || self.pending.len() > self.len() / 4 + 16 {
+            let mut all = Vec::with_capacity(self.len());
+            self.starts.collect(self.root, &mut all);
+            self.dual.rebuild_from(&mut all);
+            self.stale = false;
+        } else {
+            for change in &self.pending {
+                match change {
+                    Pending::Insert(p) => self.dual.insert(*p),
+                    Pending::Remove(p) => {
+                        let ok = self.dual.remove(p);
+                        debug_assert!(ok, "primal and dual trees disagree on {p}");
+                    }
+                }
+            }
+        }
+        self.pending.clear();
     }
 
     /// Number of periods with `start <= latest_start`.
@@ -606,7 +722,7 @@ pub struct PrimalDualTrees {
     classes: RateClasses,
     order: ClassOrder,
     pick: PlusPick,
-    small_group: usize,
+    budget: usize,
     trees: Vec<ClassTree>,
     operations: u64,
     scratch: Vec<RatedPeriod>,
@@ -620,17 +736,18 @@ impl PrimalDualTrees {
             classes,
             order,
             pick,
-            small_group: SMALL_GROUP,
+            budget: ENUMERATION_BUDGET,
             trees,
             operations: 0,
             scratch: Vec::new(),
         }
     }
 
-    /// Answers groups of at most `n` periods directly instead of through the dual range tree
-    /// (default [`SMALL_GROUP`]; `0` always uses the range tree). The choice never changes.
-    pub fn with_small_group(mut self, n: usize) -> Self {
-        self.small_group = n;
+    /// Lets the direct search of a group collect at most `n` dual-feasible periods before it
+    /// falls back to the dual range tree (default [`ENUMERATION_BUDGET`]; `0` always uses the
+    /// range tree). The choice never changes, only the speed.
+    pub fn with_enumeration_budget(mut self, n: usize) -> Self {
+        self.budget = n;
         self
     }
 
@@ -638,7 +755,7 @@ impl PrimalDualTrees {
     pub fn structure_nodes(&self) -> usize {
         self.trees
             .iter()
-            .map(|t| t.starts.live_nodes() + t.dual.node_count())
+            .map(|t| t.starts.live_nodes() + t.dual.node_count() + t.pending.len())
             .sum()
     }
 
@@ -656,34 +773,57 @@ impl PrimalDualTrees {
         if m == 1 {
             return (first, 1);
         }
+        if self.pick == PlusPick::EarliestStart {
+            return (first, failed_dual_visits(m));
+        }
         let t = &self.trees[h];
         let u = StartRange {
             lo: t.select(lo),
             hi: t.select(hi),
         };
-        if self.pick == PlusPick::EarliestStart {
-            return (first, failed_dual_visits(m));
-        }
-        if m <= self.small_group {
-            let mut g = std::mem::take(&mut self.scratch);
-            g.clear();
-            t.starts.collect_range(t.root, &u.lo, &u.hi, &mut g);
-            debug_assert_eq!(g.len(), m);
-            let out = match self.pick {
-                PlusPick::MaxCapInFirstGroup => {
-                    let best = g
+        // Direct search: the group's dual-feasible periods (end >= r + l/μ), found through the
+        // primal order's latest-end summaries. Every rank the descent can return is among them.
+        let mut f = std::mem::take(&mut self.scratch);
+        f.clear();
+        let complete = t.starts.collect_where(
+            t.root,
+            &(u.lo, u.hi),
+            &|a: &StartAgg| a.max_end >= w.earliest_end,
+            &|p: &RatedPeriod| p.end >= w.earliest_end,
+            self.budget,
+            &mut f,
+        );
+        let out = if complete {
+            Some(match self.pick {
+                PlusPick::MaxCapInFirstGroup => (
+                    best_of(&f).expect("the group holds a feasible period"),
+                    failed_dual_visits(m),
+                ),
+                _ => {
+                    // Ranks from the top: f[0] has rank m - 1.
+                    f.sort_unstable_by(|a, b| b.cmp_end(a));
+                    let p = m - f.len();
+                    let top = f
                         .iter()
-                        .filter(|p| p.end >= w.earliest_end)
-                        .copied()
-                        .reduce(|a, b| if b.more_capacity_than(&a) { b } else { a })
+                        .position(|x| x.capacity >= w.min_capacity)
                         .expect("the group holds a feasible period");
-                    (best, failed_dual_visits(m))
+                    let (a, visits) = dual_split(m, p, m - 1 - top);
+                    (
+                        best_of(&f[..m - a]).expect("rank q is in the range"),
+                        visits,
+                    )
                 }
-                _ => small_group_tree_pick(&mut g, w),
-            };
-            self.scratch = g;
+            })
+        } else {
+            None
+        };
+        self.scratch = f;
+        if let Some(out) = out {
             return out;
         }
+        // Too many to collect: the dual range tree answers in O(log² V).
+        let t = &mut self.trees[h];
+        t.sync_dual();
         match self.pick {
             PlusPick::MaxCapInFirstGroup => {
                 let best = t
@@ -710,41 +850,12 @@ impl PrimalDualTrees {
     }
 }
 
-/// The tree pick on a small group given as a slice (any order; reordered in place).
-fn small_group_tree_pick(g: &mut [RatedPeriod], w: &RatedWindow) -> (RatedPeriod, u64) {
-    let m = g.len();
-    let p = g.iter().filter(|x| x.end < w.earliest_end).count();
-    let top = g
+/// The maximum-capacity period (ties: smaller start, server).
+fn best_of(periods: &[RatedPeriod]) -> Option<RatedPeriod> {
+    periods
         .iter()
-        .filter(|x| x.capacity >= w.min_capacity)
         .copied()
-        .reduce(|a, b| {
-            if b.cmp_end(&a) == Ordering::Greater {
-                b
-            } else {
-                a
-            }
-        })
-        .expect("the group holds a feasible period");
-    let q = g
-        .iter()
-        .filter(|x| x.cmp_end(&top) == Ordering::Less)
-        .count();
-    debug_assert!(p <= q && q < m);
-    let (a, visits) = dual_split(m, p, q);
-    let best = if a == 0 {
-        g.iter()
-            .copied()
-            .reduce(|a, b| if b.more_capacity_than(&a) { b } else { a })
-    } else {
-        let (_, pivot, _) = g.select_nth_unstable_by(a, RatedPeriod::cmp_end);
-        let pivot = *pivot;
-        g.iter()
-            .filter(|x| x.cmp_end(&pivot) != Ordering::Less)
-            .copied()
-            .reduce(|a, b| if b.more_capacity_than(&a) { b } else { a })
-    };
-    (best.expect("rank a exists"), visits)
+        .reduce(|a, b| if b.more_capacity_than(&a) { b } else { a })
 }
 
 impl RatedIndex for PrimalDualTrees {
@@ -889,6 +1000,13 @@ mod tests {
                 .copied()
                 .reduce(|x, y| if y.more_capacity_than(&x) { y } else { x });
             assert_eq!(tree.best_from_end(e, &u), best_e);
+            // A bulk-built tree answers identically.
+            let mut bulk = DualRangeTree::new();
+            bulk.rebuild_from(&mut live.clone());
+            assert_eq!(bulk.count_end_below(e, &u), tree.count_end_below(e, &u));
+            assert_eq!(bulk.last_with_capacity(c, &u), last);
+            assert_eq!(bulk.best_from_rank(a, &u), best);
+            assert_eq!(bulk.node_count(), tree.node_count());
         }
         for p in live.drain(..) {
             assert!(tree.remove(&p));
