@@ -9,7 +9,7 @@ use crate::strip::{INFINITE_STRIP, StripGeometry, StripId};
 use crate::tree::Forest;
 
 use super::TreeConfig;
-use super::keys::{ByEnd, Cover, EndSum, NO_END, bound, longest_by_end};
+use super::keys::{ByEnd, Cover, EndSum, NO_END, bound, longest_by_end, same_bits};
 use super::ring::Ring;
 use super::scan::scan_select;
 use super::set::StripSet;
@@ -99,7 +99,14 @@ pub struct EndStripIndex {
     tails: EndSet,
     anchored: bool,
     clock_strip: Option<StripId>,
+    /// Live periods (not counting `pending`).
     len: usize,
+    /// A period removed by the caller but still in its strip: the trailing fragment the
+    /// scheduler inserts next has the same end, and takes its place when no other period of
+    /// the strip sits between them. Any other operation first removes it for real.
+    pending: Option<IdlePeriod>,
+    /// The last answer of `select`, while nothing changed since: removing it needs no search.
+    last_hit: Option<IdlePeriod>,
     steps: Cell<u64>,
 }
 
@@ -115,6 +122,8 @@ impl EndStripIndex {
             anchored: false,
             clock_strip: None,
             len: 0,
+            pending: None,
+            last_hit: None,
             steps: Cell::new(0),
         }
     }
@@ -185,22 +194,67 @@ impl EndStripIndex {
         found
     }
 
-    /// Removes the live period with `probe`'s (start, server), returned as stored: `O(log V_s)`
-    /// when `probe.end` is the stored end, else an `O(V)` search.
+    /// Removes the live period with `probe`'s (start, server), returned as stored: `O(1)` if
+    /// it is the last answer of `select`, `O(log V_s)` when `probe.end` is the stored end, else
+    /// an `O(V)` search.
     pub fn take(&mut self, probe: &IdlePeriod) -> Option<IdlePeriod> {
+        self.flush();
         if !self.anchored {
             return None;
         }
-        if self.take_exact(probe) {
-            return Some(*probe);
-        }
-        let stored = self
-            .all()
-            .find(|p| p.server == probe.server && p.start == probe.start)?;
-        self.steps.set(self.steps.get() + self.len as u64);
-        let found = self.take_exact(&stored);
-        debug_assert!(found);
+        let stored = match self.last_hit.take() {
+            Some(hit) if hit.server == probe.server && hit.start == probe.start => hit,
+            _ => {
+                let home = self.home(probe);
+                let exact = match home {
+                    Home::Past => self.past.get(&self.forest, &ByEnd(*probe)),
+                    Home::Tails => self.tails.get(&self.forest, &ByEnd(*probe)),
+                    Home::Strip(g) => self
+                        .ring
+                        .get(g)
+                        .and_then(|set| set.get(&self.forest, &ByEnd(*probe))),
+                };
+                match exact {
+                    Some(k) => k.0,
+                    None => {
+                        self.steps.set(self.steps.get() + self.len as u64);
+                        self.all()
+                            .find(|p| p.server == probe.server && p.start == probe.start)?
+                    }
+                }
+            }
+        };
+        self.pending = Some(stored);
+        self.len -= 1;
         Some(stored)
+    }
+
+    /// Removes the pending period for real.
+    fn flush(&mut self) {
+        if let Some(p) = self.pending.take() {
+            self.len += 1;
+            let found = self.take_exact(&p);
+            debug_assert!(found, "pending {p} lost");
+        }
+    }
+
+    /// Lets `period` take the pending period's place if they have the same end and server
+    /// and the same rank in their strip; whether it did.
+    fn replace_pending(&mut self, period: IdlePeriod) -> bool {
+        let Some(old) = self
+            .pending
+            .filter(|old| old.server == period.server && old.end.to_bits() == period.end.to_bits())
+        else {
+            return false;
+        };
+        let home = self.home(&old);
+        let set = home_set(&mut self.past, &mut self.ring, &mut self.tails, home, false)
+            .expect("pending period's strip");
+        if !set.replace(&mut self.forest, &ByEnd(old), ByEnd(period)) {
+            return false;
+        }
+        self.pending = None;
+        true
     }
 
     /// The sets, in ascending end order, as (set, first strip, last strip).
@@ -224,20 +278,15 @@ impl EndStripIndex {
         let base = self.ring.base();
         let past =
             (!self.past.is_empty() && first < base).then_some((&self.past, StripId::MIN, base - 1));
-        let lo = first.max(base);
-        let hi = last.min(self.ring.end() - 1);
         let tails = (!self.tails.is_empty() && last == INFINITE_STRIP).then_some((
             &self.tails,
             INFINITE_STRIP,
             INFINITE_STRIP,
         ));
         past.into_iter()
-            .chain((lo..=hi).filter_map(move |g| {
+            .chain(self.ring.range(first, last).filter_map(move |(g, r)| {
                 self.step();
-                self.ring
-                    .get(g)
-                    .filter(|r| !r.is_empty())
-                    .map(|r| (r, g, g))
+                (!r.is_empty()).then_some((r, g, g))
             }))
             .chain(tails)
     }
@@ -251,8 +300,6 @@ impl EndStripIndex {
         let base = self.ring.base();
         let past =
             (!self.past.is_empty() && first < base).then_some((&self.past, StripId::MIN, base - 1));
-        let lo = first.max(base);
-        let hi = last.min(self.ring.end() - 1);
         let tails = (!self.tails.is_empty() && last == INFINITE_STRIP).then_some((
             &self.tails,
             INFINITE_STRIP,
@@ -260,13 +307,15 @@ impl EndStripIndex {
         ));
         tails
             .into_iter()
-            .chain((lo..=hi).rev().filter_map(move |g| {
-                self.step();
+            .chain(
                 self.ring
-                    .get(g)
-                    .filter(|r| !r.is_empty())
-                    .map(|r| (r, g, g))
-            }))
+                    .range(first, last)
+                    .rev()
+                    .filter_map(move |(g, r)| {
+                        self.step();
+                        (!r.is_empty()).then_some((r, g, g))
+                    }),
+            )
             .chain(past)
     }
 
@@ -427,7 +476,11 @@ impl EndStripIndex {
             }
             total += n;
         }
-        assert_eq!(total, self.len, "length");
+        assert_eq!(
+            total,
+            self.len + usize::from(self.pending.is_some()),
+            "length"
+        );
         assert_eq!(self.forest.live_nodes(), in_trees, "arena leak");
     }
 }
@@ -435,6 +488,11 @@ impl EndStripIndex {
 impl IdlePeriodIndex for EndStripIndex {
     fn insert(&mut self, period: IdlePeriod) {
         debug_assert!(period.start < period.end, "empty idle period {period}");
+        self.last_hit = None;
+        if self.replace_pending(period) {
+            self.len += 1;
+            return;
+        }
         let added = self.place(period);
         debug_assert!(added, "idle period {period} is already live");
         self.len += usize::from(added);
@@ -445,6 +503,8 @@ impl IdlePeriodIndex for EndStripIndex {
     }
 
     fn advance(&mut self, now: Time) {
+        self.flush();
+        self.last_hit = None;
         let geo = self.geometry();
         let s = geo.strip_of(now);
         self.anchor(s);
@@ -482,12 +542,15 @@ impl IdlePeriodIndex for EndStripIndex {
     }
 
     fn select(&mut self, rule: Rule, window: &Window) -> Option<IdlePeriod> {
-        match rule {
+        self.flush();
+        let got = match rule {
             Rule::LongestInEndStrip { order } => self.longest_in_end_strip(window, order),
             Rule::EarliestEndAfterDeadline => self.earliest_end_after_deadline(window),
             Rule::LatestEndAfterDeadline => self.latest_end_after_deadline(window),
             _ => self.scan(rule, window),
-        }
+        };
+        self.last_hit = got;
+        got
     }
 
     fn len(&self) -> usize {
@@ -499,7 +562,11 @@ impl IdlePeriodIndex for EndStripIndex {
     }
 
     fn periods(&self) -> Vec<IdlePeriod> {
-        let mut out: Vec<IdlePeriod> = self.all().collect();
+        let pending = self.pending;
+        let mut out: Vec<IdlePeriod> = self
+            .all()
+            .filter(|p| !pending.is_some_and(|q| same_bits(p, &q)))
+            .collect();
         out.sort_by(IdlePeriod::cmp_start);
         out
     }

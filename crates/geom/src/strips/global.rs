@@ -313,19 +313,24 @@ impl IdlePeriodIndex for GlobalStartIndex {
 }
 
 /// All live periods in one (end, start descending, server)-ordered augmented AVL tree
-/// (earliest start and longest period per subtree): the end-strip rules without strips.
+/// (earliest start and greatest length per subtree), the servers' open-ended tails apart in a
+/// second one (at most `n`, usually a short sorted vector): the end-strip rules without
+/// strips.
 ///
 /// | rule | cost (`V` live periods) |
 /// |---|---|
-/// | [`Rule::LatestEndAfterDeadline`] (Max-TIP step 1) | `O(log V)`: rightmost period with `end > d` and `start <= d - l` (pruned by earliest start), then the first one with its end |
+/// | [`Rule::LatestEndAfterDeadline`] (Max-TIP step 1) | `O(log n)` if a tail fits (the first fitting tail in (start descending, server) order), else `O(log V)`: rightmost period with `end > d` and `start <= d - l` (pruned by earliest start), then the first one with its end |
 /// | [`Rule::EarliestEndAfterDeadline`] (Min-TIP step 2) | `O(log V)` |
 /// | [`Rule::LongestInEndStrip`] (either order) | `O(log V)`: first (or last) candidate in `[r + l, d]`, then a range fold over its end strip |
 /// | start-strip rules | `O(V)` scan (fallback, identical to [`LinearIndex`](crate::LinearIndex)) |
 ///
-/// Expiry pops the prefix `end <= now` (`O(log V)` per period); [`ExpiryMode::Clip`] finds the
-/// periods that started before the clock's strip through the earliest-start summaries.
-/// `remove` finds a period by its exact (end, start, server) in `O(log V)`, and by
-/// (start, server) alone in `O(V)` if the caller's `end` differs from the stored one.
+/// Expiry pops the prefix `end <= now` (`O(log V)` per period, nothing at all before the
+/// clock reaches the earliest end); [`ExpiryMode::Clip`] finds the periods that started
+/// before the clock's strip through the earliest-start summaries. `remove` is `O(1)` for the
+/// last answer of `select`, `O(log V)` by the exact (end, start, server), and `O(V)` by
+/// (start, server) alone if the caller's `end` differs from the stored one. The next
+/// insertion of a fragment with the removed period's end and server takes its node in place
+/// when it has the same rank.
 ///
 /// ```
 /// use gridsched_geom::{
@@ -345,11 +350,14 @@ impl IdlePeriodIndex for GlobalStartIndex {
 pub struct GlobalEndIndex {
     config: TreeConfig,
     forest: Forest<ByEnd, EndSum>,
-    set: StripSet<ByEnd, EndSum>,
+    /// Periods with a finite end.
+    finite: StripSet<ByEnd, EndSum>,
+    /// The servers' tails (`end = +inf`), which come after every finite period in end order.
+    tails: StripSet<ByEnd, EndSum>,
     clock_strip: Option<StripId>,
     /// Live periods (not counting `pending`).
     len: usize,
-    /// A period removed by the caller but still in the tree (as in [`GlobalStartIndex`]): the
+    /// A period removed by the caller but still stored (as in [`GlobalStartIndex`]): the
     /// trailing fragment the scheduler inserts next has the same end, and takes the node in
     /// place when no other period sits between them in end order.
     pending: Option<IdlePeriod>,
@@ -366,21 +374,14 @@ impl GlobalEndIndex {
         GlobalEndIndex {
             config,
             forest: Forest::new(),
-            set: StripSet::default(),
+            finite: StripSet::default(),
+            tails: StripSet::default(),
             clock_strip: None,
             len: 0,
             pending: None,
             last_hit: None,
             next_expiry: Time::INFINITY,
             steps: Cell::new(0),
-        }
-    }
-
-    /// Removes the pending period for real.
-    fn flush(&mut self) {
-        if let Some(p) = self.pending.take() {
-            let found = self.set.remove(&mut self.forest, &ByEnd(p));
-            debug_assert!(found.is_some(), "pending {p} lost");
         }
     }
 
@@ -399,11 +400,46 @@ impl GlobalEndIndex {
         self.config.geometry
     }
 
+    /// The set a period belongs to, with the forest.
+    fn set_of(
+        &mut self,
+        p: &IdlePeriod,
+    ) -> (&mut StripSet<ByEnd, EndSum>, &mut Forest<ByEnd, EndSum>) {
+        let set = if p.is_tail() {
+            &mut self.tails
+        } else {
+            &mut self.finite
+        };
+        (set, &mut self.forest)
+    }
+
+    /// Every stored period (`pending` included), finite ones first, in end order.
+    fn stored(&self) -> impl Iterator<Item = IdlePeriod> + '_ {
+        self.finite
+            .iter(&self.forest)
+            .chain(self.tails.iter(&self.forest))
+            .map(|k| k.0)
+    }
+
+    /// Removes exactly `p` from its set; whether it was there.
+    fn remove_stored(&mut self, p: &IdlePeriod) -> bool {
+        let (set, forest) = self.set_of(p);
+        set.remove(forest, &ByEnd(*p)).is_some()
+    }
+
+    /// Removes the pending period for real.
+    fn flush(&mut self) {
+        if let Some(p) = self.pending.take() {
+            let found = self.remove_stored(&p);
+            debug_assert!(found, "pending {p} lost");
+        }
+    }
+
     /// Removes exactly `p` (same end, start and server); whether it was there. `O(log V)`.
     pub fn remove_exact(&mut self, p: &IdlePeriod) -> bool {
         self.flush();
         self.last_hit = None;
-        let found = self.set.remove(&mut self.forest, &ByEnd(*p)).is_some();
+        let found = self.remove_stored(p);
         self.len -= usize::from(found);
         found
     }
@@ -413,16 +449,18 @@ impl GlobalEndIndex {
     /// an `O(V)` search.
     pub fn take(&mut self, probe: &IdlePeriod) -> Option<IdlePeriod> {
         self.flush();
+        let set = if probe.is_tail() {
+            &self.tails
+        } else {
+            &self.finite
+        };
         let stored = match self.last_hit.take() {
             Some(hit) if same_start_key(&hit, probe) => hit,
-            _ => match self.set.get(&self.forest, &ByEnd(*probe)) {
+            _ => match set.get(&self.forest, &ByEnd(*probe)) {
                 Some(k) => k.0,
                 None => {
                     self.steps.set(self.steps.get() + self.len as u64);
-                    self.set
-                        .iter(&self.forest)
-                        .map(|k| k.0)
-                        .find(|p| same_start_key(p, probe))?
+                    self.stored().find(|p| same_start_key(p, probe))?
                 }
             },
         };
@@ -435,8 +473,12 @@ impl GlobalEndIndex {
         let lo = |k: &ByEnd| k.0.end > w.deadline;
         let sub = |s: &EndSum| s.min_start <= w.latest_start;
         let pred = |k: &ByEnd| k.0.start <= w.latest_start;
-        self.set
+        self.finite
             .first_in(&self.forest, Some(&lo), NO_END, &sub, &pred)
+            .or_else(|| {
+                self.tails
+                    .first_in(&self.forest, Some(&lo), NO_END, &sub, &pred)
+            })
             .map(|k| k.0)
     }
 
@@ -444,66 +486,81 @@ impl GlobalEndIndex {
         let lo = |k: &ByEnd| k.0.end > w.deadline;
         let sub = |s: &EndSum| s.min_start <= w.latest_start;
         let pred = |k: &ByEnd| k.0.start <= w.latest_start;
+        // Every tail ends after the deadline, at the same (infinite) end: the best is the first
+        // fitting one in (start descending, server) order.
+        if let Some(k) = self
+            .tails
+            .first_in(&self.forest, Some(&lo), NO_END, &sub, &pred)
+        {
+            return Some(k.0);
+        }
         let last = self
-            .set
+            .finite
             .last_in(&self.forest, Some(&lo), NO_END, &sub, &pred)?;
         // Ties on the latest end go to the later start, then the lower server: the first
         // candidate with that end in this order.
         let end = last.0.end;
         let same = |k: &ByEnd| k.0.end.total_cmp(&end).is_ge();
-        self.set
+        self.finite
             .first_in(&self.forest, Some(&same), NO_END, &sub, &pred)
             .map(|k| k.0)
     }
 
     fn longest_in_end_strip(&self, w: &Window, order: StripOrder) -> Option<IdlePeriod> {
+        // Candidates end by the (finite) deadline: no tail is one.
         let geo = self.geometry();
         let lo = |k: &ByEnd| k.0.end >= w.earliest_end;
         let hi = |k: &ByEnd| k.0.end <= w.deadline;
         let sub = |s: &EndSum| s.max_len >= w.min_len;
         let pred = |k: &ByEnd| k.0.len() >= w.min_len;
+        let set = &self.finite;
         let edge = match order {
             StripOrder::EarliestFirst => {
-                self.set
-                    .first_in(&self.forest, Some(&lo), Some(&hi), &sub, &pred)
+                set.first_in(&self.forest, Some(&lo), Some(&hi), &sub, &pred)
             }
-            StripOrder::LatestFirst => {
-                self.set
-                    .last_in(&self.forest, Some(&lo), Some(&hi), &sub, &pred)
-            }
+            StripOrder::LatestFirst => set.last_in(&self.forest, Some(&lo), Some(&hi), &sub, &pred),
         }?;
         let g = geo.strip_of(edge.0.end);
         let in_lo = |k: &ByEnd| lo(k) && geo.strip_of(k.0.end) >= g;
         let in_hi = |k: &ByEnd| hi(k) && geo.strip_of(k.0.end) <= g;
         // The edge is a candidate of that strip, so the strip's longest period is one.
         let (lo, hi) = (Some(&in_lo), Some(&in_hi));
-        let max_len = self.set.fold_in(&self.forest, lo, hi)?.max_len;
-        longest_by_end(&self.forest, &self.set, lo, hi, max_len)
+        let max_len = set.fold_in(&self.forest, lo, hi)?.max_len;
+        longest_by_end(&self.forest, set, lo, hi, max_len)
     }
 
     fn scan(&self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
-        let all = self.set.iter(&self.forest).map(|k| k.0);
-        let (got, ops) = scan_select(self.geometry(), all, rule, w);
+        let (got, ops) = scan_select(self.geometry(), self.stored(), rule, w);
         self.steps.set(self.steps.get() + ops);
         got
     }
 
-    /// Panics unless the tree is a valid AVL tree with exact summaries and the length and
-    /// arena are consistent. `O(V)`; for tests.
+    /// Panics unless the trees are valid AVL trees with exact summaries, the tails and only
+    /// they are in the tails' tree, and the length and arena are consistent. `O(V)`; for
+    /// tests.
     pub fn check_invariants(&self) {
-        let n = self
-            .set
-            .check(&self.forest)
-            .unwrap_or_else(|e| panic!("global end tree: {e}"));
-        assert_eq!(n, self.len + usize::from(self.pending.is_some()), "length");
-        if let Some(first) = self.set.first(&self.forest) {
+        let check = |set: &StripSet<ByEnd, EndSum>, what: &str| {
+            let n = set
+                .check(&self.forest)
+                .unwrap_or_else(|e| panic!("global end tree ({what}): {e}"));
+            (n, if set.is_tree() { n } else { 0 })
+        };
+        let (nf, tf) = check(&self.finite, "finite");
+        let (nt, tt) = check(&self.tails, "tails");
+        assert!(self.finite.iter(&self.forest).all(|k| !k.0.is_tail()));
+        assert!(self.tails.iter(&self.forest).all(|k| k.0.is_tail()));
+        assert_eq!(
+            nf + nt,
+            self.len + usize::from(self.pending.is_some()),
+            "length"
+        );
+        if let Some(first) = self.finite.first(&self.forest) {
             assert!(
                 self.next_expiry <= first.0.end,
                 "expiry bound above the first end"
             );
         }
-        let in_tree = if self.set.is_tree() { n } else { 0 };
-        assert_eq!(self.forest.live_nodes(), in_tree, "arena leak");
+        assert_eq!(self.forest.live_nodes(), tf + tt, "arena leak");
     }
 }
 
@@ -516,18 +573,17 @@ impl IdlePeriodIndex for GlobalEndIndex {
             self.next_expiry = period.end;
         }
         if let Some(old) = self.pending {
-            if old.server == period.server
-                && old.end.to_bits() == period.end.to_bits()
-                && self
-                    .set
-                    .replace(&mut self.forest, &ByEnd(old), ByEnd(period))
-            {
-                self.pending = None;
-                self.len += 1;
-                return;
+            if old.server == period.server && old.end.to_bits() == period.end.to_bits() {
+                let (set, forest) = self.set_of(&old);
+                if set.replace(forest, &ByEnd(old), ByEnd(period)) {
+                    self.pending = None;
+                    self.len += 1;
+                    return;
+                }
             }
         }
-        let added = self.set.insert(&mut self.forest, ByEnd(period));
+        let (set, forest) = self.set_of(&period);
+        let added = set.insert(forest, ByEnd(period));
         debug_assert!(added, "idle period {period} is already live");
         self.len += usize::from(added);
     }
@@ -539,17 +595,17 @@ impl IdlePeriodIndex for GlobalEndIndex {
     fn advance(&mut self, now: Time) {
         self.flush();
         self.last_hit = None;
-        // Expire: the ended periods are a prefix of the end order.
+        // Expire: the ended periods are a prefix of the finite ones' end order.
         if now >= self.next_expiry {
-            while let Some(k) = self.set.first(&self.forest) {
+            while let Some(k) = self.finite.first(&self.forest) {
                 if k.0.end > now {
                     break;
                 }
-                self.set.remove(&mut self.forest, &k);
+                self.finite.remove(&mut self.forest, &k);
                 self.len -= 1;
             }
             self.next_expiry = self
-                .set
+                .finite
                 .first(&self.forest)
                 .map_or(Time::INFINITY, |k| k.0.end);
         }
@@ -558,20 +614,22 @@ impl IdlePeriodIndex for GlobalEndIndex {
         if self.config.expiry == ExpiryMode::Clip && self.clock_strip.is_some_and(|c| s > c) {
             let boundary = geo.strip_start(s);
             let mut clipped = Vec::new();
-            while let Some(id) = self.set.first_in(
-                &self.forest,
-                NO_END,
-                NO_END,
-                &|s: &EndSum| s.min_start < boundary,
-                &|k: &ByEnd| k.0.start < boundary,
-            ) {
-                let k = id;
-                self.set.remove(&mut self.forest, &k);
-                clipped.push(k.0);
+            for set in [&mut self.finite, &mut self.tails] {
+                while let Some(k) = set.first_in(
+                    &self.forest,
+                    NO_END,
+                    NO_END,
+                    &|s: &EndSum| s.min_start < boundary,
+                    &|k: &ByEnd| k.0.start < boundary,
+                ) {
+                    set.remove(&mut self.forest, &k);
+                    clipped.push(k.0);
+                }
             }
             for mut p in clipped {
                 p.start = now;
-                let added = self.set.insert(&mut self.forest, ByEnd(p));
+                let (set, forest) = self.set_of(&p);
+                let added = set.insert(forest, ByEnd(p));
                 debug_assert!(added, "clipping made {p} collide");
             }
         }
@@ -601,9 +659,7 @@ impl IdlePeriodIndex for GlobalEndIndex {
     fn periods(&self) -> Vec<IdlePeriod> {
         let pending = self.pending;
         let mut out: Vec<IdlePeriod> = self
-            .set
-            .iter(&self.forest)
-            .map(|k| k.0)
+            .stored()
             .filter(|p| !pending.is_some_and(|q| same_bits(p, &q)))
             .collect();
         out.sort_by(IdlePeriod::cmp_start);

@@ -135,6 +135,38 @@ impl<T: Default + Clone> Ring<T> {
         out
     }
 
+    /// The slots of strips `lo..=hi` (clamped to the ring) with their strips, in strip order;
+    /// double-ended, so `.rev()` walks them downwards. Two contiguous slices, no per-strip
+    /// index arithmetic.
+    pub(crate) fn range(
+        &self,
+        lo: StripId,
+        hi: StripId,
+    ) -> impl DoubleEndedIterator<Item = (StripId, &T)> + '_ {
+        let lo = lo.max(self.base);
+        let hi = hi.min(self.end() - 1);
+        let (first, count) = if lo > hi {
+            (0, 0)
+        } else {
+            ((lo - self.base) as usize, (hi - lo) as usize + 1)
+        };
+        let n = self.slots.len();
+        let start = (self.head + first) & (n - 1);
+        let head_len = count.min(n - start);
+        let a = &self.slots[start..start + head_len];
+        let b = &self.slots[..count - head_len];
+        let mid = lo + head_len as StripId;
+        let a = a
+            .iter()
+            .enumerate()
+            .map(move |(i, t)| (lo + i as StripId, t));
+        let b = b
+            .iter()
+            .enumerate()
+            .map(move |(i, t)| (mid + i as StripId, t));
+        a.chain(b)
+    }
+
     /// All slots with their strips, in strip order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (StripId, &T)> + '_ {
         (0..self.slots.len()).map(move |i| {
@@ -176,6 +208,11 @@ mod tests {
                 (18, 0)
             ]
         );
+        let range: Vec<(StripId, u32)> = r.range(12, 16).map(|(g, x)| (g, *x)).collect();
+        assert_eq!(range, vec![(12, 3), (13, 4), (14, 0), (15, 0), (16, 7)]);
+        let back: Vec<StripId> = r.range(0, 100).rev().map(|(g, _)| g).collect();
+        assert_eq!(back, (11..=18).rev().collect::<Vec<_>>());
+        assert_eq!(r.range(17, 12).count(), 0);
         assert_eq!(
             r.advance_to(100, |x| *x == 0),
             vec![(12, 3), (13, 4), (16, 7)]

@@ -9,7 +9,9 @@ use crate::tree::Forest;
 
 use super::TreeConfig;
 use super::best_fit::{BestFitForest, BfRoot};
-use super::keys::{ByStart, Cover, NO_START, StartSum, bound, longest_by_start, pick, shorter};
+use super::keys::{
+    ByStart, Cover, NO_START, StartSum, bound, longest_by_start, pick, same_bits, shorter,
+};
 use super::ring::Ring;
 use super::scan::scan_select;
 use super::set::StripSet;
@@ -184,9 +186,23 @@ pub struct StartStripIndex {
     anchored: bool,
     /// Strip of the clock at the last `advance` (as `LinearIndex`, for clipping).
     clock_strip: Option<StripId>,
+    /// Live periods (not counting `pending`).
     len: usize,
+    /// A period removed by the caller but still in its strip: the scheduler replaces a
+    /// chosen period by its fragments, and the leading fragment has the same (start, server)
+    /// key, so it takes the period's place in its strip instead of a removal and an insertion.
+    /// Any other operation first removes it for real.
+    pending: Option<IdlePeriod>,
+    /// The last answer of `select`, while nothing changed since: removing it needs no search.
+    last_hit: Option<IdlePeriod>,
     /// Strips examined and fallback periods scanned.
     steps: Cell<u64>,
+}
+
+/// Same (start, server), i.e. the same key in start order.
+#[inline]
+fn same_start_key(a: &IdlePeriod, b: &IdlePeriod) -> bool {
+    a.start.to_bits() == b.start.to_bits() && a.server == b.server
 }
 
 impl StartStripIndex {
@@ -201,6 +217,8 @@ impl StartStripIndex {
             anchored: false,
             clock_strip: None,
             len: 0,
+            pending: None,
+            last_hit: None,
             steps: Cell::new(0),
         }
     }
@@ -288,18 +306,71 @@ impl StartStripIndex {
 
     /// Removes the live period with `probe`'s (start, server) and returns it as stored.
     pub fn take(&mut self, probe: &IdlePeriod) -> Option<IdlePeriod> {
+        self.flush();
         if !self.anchored {
             return None;
         }
-        let g = self.geometry().strip_of(probe.start);
+        let got = match self.last_hit.take() {
+            Some(hit) if same_start_key(&hit, probe) => hit,
+            _ => {
+                let slot = self.slot_of(probe.start)?;
+                slot.set.get(&self.forest, &ByStart(*probe))?.0
+            }
+        };
+        self.pending = Some(got);
+        self.len -= 1;
+        Some(got)
+    }
+
+    /// The slot holding the periods that start at `start`, if it exists.
+    fn slot_of(&self, start: Time) -> Option<&Slot> {
+        let g = self.geometry().strip_of(start);
+        if g < self.ring.base() {
+            Some(&self.pool)
+        } else {
+            self.ring.get(g)
+        }
+    }
+
+    /// Removes the pending period for real.
+    fn flush(&mut self) {
+        if let Some(p) = self.pending.take() {
+            let g = self.geometry().strip_of(p.start);
+            let slot = if g < self.ring.base() {
+                &mut self.pool
+            } else {
+                self.ring.get_mut(g).expect("pending period's strip")
+            };
+            let found = slot_remove(&mut self.forest, &mut self.best_fit, slot, &p);
+            debug_assert!(found.is_some(), "pending {p} lost");
+        }
+    }
+
+    /// Lets `period` take the pending period's place if they have the same key; whether it
+    /// did.
+    fn replace_pending(&mut self, period: IdlePeriod) -> bool {
+        let Some(old) = self.pending.filter(|old| same_start_key(old, &period)) else {
+            return false;
+        };
+        self.pending = None;
+        let Self {
+            forest, best_fit, ..
+        } = self;
+        let g = self.config.geometry.strip_of(old.start);
         let slot = if g < self.ring.base() {
             &mut self.pool
         } else {
-            self.ring.get_mut(g)?
+            self.ring.get_mut(g).expect("pending period's strip")
         };
-        let got = slot_remove(&mut self.forest, &mut self.best_fit, slot, probe)?;
-        self.len -= 1;
-        Some(got)
+        let done = slot.set.replace(forest, &ByStart(old), ByStart(period));
+        debug_assert!(done, "pending {old} lost");
+        if let Some(bf) = best_fit {
+            if !slot.bf.is_empty() {
+                bf.forest.remove(&mut slot.bf, &old);
+                bf.forest.insert(&mut slot.bf, period);
+            }
+        }
+        true
     }
 
     /// Removes every period of `slot` with `end <= now` (`O(log n)` each, found through the
@@ -359,15 +430,11 @@ impl StartStripIndex {
         let base = self.ring.base();
         let pool =
             (!self.pool.is_empty() && first < base).then_some((&self.pool, StripId::MIN, base - 1));
-        let lo = first.max(base);
-        let hi = last.min(self.ring.end() - 1);
-        pool.into_iter().chain((lo..=hi).filter_map(move |g| {
-            self.step();
-            self.ring
-                .get(g)
-                .filter(|s| !s.is_empty())
-                .map(|s| (s, g, g))
-        }))
+        pool.into_iter()
+            .chain(self.ring.range(first, last).filter_map(move |(g, s)| {
+                self.step();
+                (!s.is_empty()).then_some((s, g, g))
+            }))
     }
 
     /// As [`Self::ascending`], in descending order (the pool last).
@@ -379,16 +446,12 @@ impl StartStripIndex {
         let base = self.ring.base();
         let pool =
             (!self.pool.is_empty() && first < base).then_some((&self.pool, StripId::MIN, base - 1));
-        let lo = first.max(base);
-        let hi = last.min(self.ring.end() - 1);
-        (lo..=hi)
+        self.ring
+            .range(first, last)
             .rev()
-            .filter_map(move |g| {
+            .filter_map(move |(g, s)| {
                 self.step();
-                self.ring
-                    .get(g)
-                    .filter(|s| !s.is_empty())
-                    .map(|s| (s, g, g))
+                (!s.is_empty()).then_some((s, g, g))
             })
             .chain(pool)
     }
@@ -685,7 +748,11 @@ impl StartStripIndex {
             }
             total += n;
         }
-        assert_eq!(total, self.len, "length");
+        assert_eq!(
+            total,
+            self.len + usize::from(self.pending.is_some()),
+            "length"
+        );
         assert_eq!(self.forest.live_nodes(), in_trees, "arena leak");
     }
 }
@@ -695,6 +762,11 @@ impl IdlePeriodIndex for StartStripIndex {
     /// violate the contract (debug assertion).
     fn insert(&mut self, period: IdlePeriod) {
         debug_assert!(period.start < period.end, "empty idle period {period}");
+        self.last_hit = None;
+        if self.replace_pending(period) {
+            self.len += 1;
+            return;
+        }
         let added = self.place(period);
         debug_assert!(added, "idle period {period} is already live");
         self.len += usize::from(added);
@@ -705,6 +777,8 @@ impl IdlePeriodIndex for StartStripIndex {
     }
 
     fn advance(&mut self, now: Time) {
+        self.flush();
+        self.last_hit = None;
         let geo = self.geometry();
         let s = geo.strip_of(now);
         self.anchor(s);
@@ -746,7 +820,8 @@ impl IdlePeriodIndex for StartStripIndex {
     }
 
     fn select(&mut self, rule: Rule, window: &Window) -> Option<IdlePeriod> {
-        match rule {
+        self.flush();
+        let got = match rule {
             Rule::EarliestFeasible => self.earliest_feasible(window),
             Rule::ShortestFeasible => match &self.best_fit {
                 Some(bf) => self.shortest_feasible(&bf.forest, window),
@@ -761,7 +836,9 @@ impl IdlePeriodIndex for StartStripIndex {
             Rule::LongestInEndStrip { .. }
             | Rule::EarliestEndAfterDeadline
             | Rule::LatestEndAfterDeadline => self.scan(rule, window),
-        }
+        };
+        self.last_hit = got;
+        got
     }
 
     fn len(&self) -> usize {
@@ -775,6 +852,9 @@ impl IdlePeriodIndex for StartStripIndex {
     }
 
     fn periods(&self) -> Vec<IdlePeriod> {
-        self.all().collect()
+        let pending = self.pending;
+        self.all()
+            .filter(|p| !pending.is_some_and(|q| same_bits(p, &q)))
+            .collect()
     }
 }
