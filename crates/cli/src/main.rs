@@ -1,6 +1,7 @@
 //! `gridsched`: reproduce the figures of five grid-scheduling documents, and run their
 //! schedulers on your own inputs. A thin layer over the `gridsched-*` libraries.
 
+mod bench;
 mod reproduce;
 mod schedule;
 
@@ -26,6 +27,8 @@ enum Command {
     Merge(reproduce::MergeArgs),
     /// Write REPRODUCTION.md from the results in data/ (paper scale where present, else quick).
     Report(reproduce::ReportArgs),
+    /// Regenerate the results section and plots of docs/benchmarks.md from `cargo bench` output.
+    BenchReport(bench::BenchReportArgs),
     /// Run a scheduler on your own input.
     #[command(subcommand)]
     Schedule(schedule::ScheduleCommand),
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         Command::Reproduce(args) => reproduce::reproduce(args),
         Command::Merge(args) => reproduce::merge(args),
         Command::Report(args) => reproduce::report(args),
+        Command::BenchReport(args) => bench::report(args),
         Command::Schedule(cmd) => schedule::run(cmd),
     };
     match result {

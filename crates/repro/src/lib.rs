@@ -6,6 +6,7 @@
 //! document's statements against it; [`plot`] draws it; [`output`] writes the CSV, summary,
 //! provenance and SVG files atomically; [`report`] turns everything into REPRODUCTION.md.
 
+pub mod bench;
 pub mod claims;
 pub mod model;
 pub mod models;
