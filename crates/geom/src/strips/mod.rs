@@ -1,21 +1,39 @@
-//! Castillo's strip-partitioned tree indexes (`O(log n)` per strip), identical in every
-//! answer to [`LinearIndex`](crate::LinearIndex).
+//! Castillo's strip-partitioned tree indexes (`O(log n)` per strip), and strip-free global
+//! trees for the rules that walk the whole horizon, identical in every answer to
+//! [`LinearIndex`](crate::LinearIndex).
 //!
 //! - [`StartStripIndex`]: horizontal strips by start time, the T0 pool, Min-LIP, First-fit,
 //!   Max-LIP and (optionally) Best-fit's 2-D trees.
 //! - [`EndStripIndex`]: vertical strips by end time plus the tails' strip, Min-TIP / Max-TIP.
-//! - [`TreeIndex`]: the facade a scheduler builds for the rules of its strategy.
+//! - [`GlobalStartIndex`] / [`GlobalEndIndex`]: one augmented tree over all periods in start
+//!   (end) order; every start-strip (end-strip) rule but Best-fit in `O(log V)`.
+//! - [`TreeIndex`]: the facade a scheduler builds for the rules of its strategy; it picks the
+//!   structures (see its documentation: First-fit, Max-LIP and Max-TIP use the global trees,
+//!   Min-LIP, Min-TIP and Best-fit the strips).
 //!
-//! All three share a [`TreeConfig`] (strip geometry, expiry mode, look-ahead `L`).
+//! All of them share a [`TreeConfig`] (strip geometry, expiry mode, look-ahead `L`).
+//!
+//! **Representation.** Trees are arena-allocated augmented AVL trees (`crate::tree`) whose
+//! updates stop climbing at the first unchanged node. A strip of at most 16 periods is kept as
+//! a sorted vector with a cached summary instead (the private `set` module: a tree above 16
+//! periods, a vector again at 8), which is what most strips are at `n = 20`. Summaries hold
+//! values (latest end, greatest length, ...), not the periods attaining them, so that removing
+//! one of several equal periods (the servers' tails) changes nothing above it. A period the
+//! scheduler removes stays in place as *pending* until the next operation: if that is the
+//! insertion of a fragment with the same key (or, in end order, the same end and rank), the
+//! fragment takes the node in place; otherwise the removal is carried out first. Removing the
+//! last answer of `select` needs no search.
 //!
 //! **Why the answers are identical.** Each rule is a pure function of the live set with a
 //! total tie-break order. The trees store the very same `IdlePeriod` values, compare them only
 //! against the `Window`'s precomputed thresholds with the same operators as `LinearIndex`, and
 //! use the same `total_cmp` orders; a subtree is skipped only when its summary (latest end,
-//! longest period, ...) proves that none of its periods is a candidate, and strips are grouped
+//! greatest length, ...) proves that none of its periods is a candidate, and strips are grouped
 //! with the same `StripGeometry::strip_of`. Strip boundaries are never compared as numbers
 //! against stored keys: the monotonicity of `strip_of` decides which trees are wholly inside a
-//! bound, and the exact predicate is tested in the (at most two) boundary trees.
+//! bound, and the exact predicate is tested in the (at most two) boundary trees. The global
+//! trees find "the first strip with a candidate" as the strip of the first candidate, and
+//! restrict the following fold to that strip with the same monotone `strip_of` bounds.
 
 mod best_fit;
 mod end_index;
