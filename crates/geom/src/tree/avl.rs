@@ -311,19 +311,20 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
         let mut n = 0;
         let mut id = *root;
         while id != NIL {
-            self.touch();
             let node = self.node(id);
             path[n] = id;
-            id = match key.cmp(&node.key) {
-                Ordering::Less => node.left,
-                Ordering::Greater => {
-                    right |= 1 << n;
-                    node.right
-                }
-                Ordering::Equal => return false,
-            };
+            let ord = key.cmp(&node.key);
+            if ord == Ordering::Equal {
+                self.add_visits(n as u64 + 1);
+                return false;
+            }
+            // Branch-free step (the direction of a random key is unpredictable).
+            let go_right = ord == Ordering::Greater;
+            right |= u64::from(go_right) << n;
+            id = if go_right { node.right } else { node.left };
             n += 1;
         }
+        self.add_visits(n as u64);
         let new = self.alloc(key);
         self.fix_path(root, &path[..n], right, new, usize::MAX);
         true
@@ -337,21 +338,20 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
         let mut id = *root;
         loop {
             if id == NIL {
+                self.add_visits(n as u64);
                 return None;
             }
-            self.touch();
             let node = self.node(id);
-            let next = match key.cmp(&node.key) {
-                Ordering::Less => node.left,
-                Ordering::Greater => {
-                    right |= 1 << n;
-                    node.right
-                }
-                Ordering::Equal => break,
-            };
+            let ord = key.cmp(&node.key);
+            if ord == Ordering::Equal {
+                self.add_visits(n as u64 + 1);
+                break;
+            }
+            let go_right = ord == Ordering::Greater;
+            right |= u64::from(go_right) << n;
             path[n] = id;
             n += 1;
-            id = next;
+            id = if go_right { node.right } else { node.left };
         }
         let x = id;
         let (l, r) = (self.node(x).left, self.node(x).right);
@@ -397,24 +397,24 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
         let mut id = root;
         loop {
             if id == NIL {
+                self.add_visits(n as u64);
                 return false;
             }
-            self.touch();
             let node = self.node(id);
-            let next = match old.cmp(&node.key) {
-                Ordering::Less => {
-                    upper = id;
-                    node.left
-                }
-                Ordering::Greater => {
-                    lower = id;
-                    node.right
-                }
-                Ordering::Equal => break,
-            };
+            let ord = old.cmp(&node.key);
+            if ord == Ordering::Equal {
+                self.add_visits(n as u64 + 1);
+                break;
+            }
+            let go_right = ord == Ordering::Greater;
+            if go_right {
+                lower = id;
+            } else {
+                upper = id;
+            }
             path[n] = id;
             n += 1;
-            id = next;
+            id = if go_right { node.right } else { node.left };
         }
         let x = id;
         let (l, r) = (self.node(x).left, self.node(x).right);
@@ -460,14 +460,22 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
     /// The node holding the key equal to `key`. `O(log n)`.
     pub fn get(&self, root: NodeId, key: &K) -> Option<NodeId> {
         let mut id = root;
+        let mut seen = 0;
         while id != NIL {
-            self.touch();
-            id = match key.cmp(&self.node(id).key) {
-                Ordering::Less => self.node(id).left,
-                Ordering::Greater => self.node(id).right,
-                Ordering::Equal => return Some(id),
+            seen += 1;
+            let node = self.node(id);
+            let ord = key.cmp(&node.key);
+            if ord == Ordering::Equal {
+                self.add_visits(seen);
+                return Some(id);
+            }
+            id = if ord == Ordering::Greater {
+                node.right
+            } else {
+                node.left
             };
         }
+        self.add_visits(seen);
         None
     }
 
