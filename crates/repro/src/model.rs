@@ -167,7 +167,10 @@ impl ParamSet {
 
 /// Every model the harness knows.
 pub fn models() -> Vec<Box<dyn Model>> {
-    vec![Box::new(crate::models::castillo_ch3::CastilloCh3)]
+    vec![
+        Box::new(crate::models::castillo_ch3::CastilloCh3),
+        Box::new(crate::models::castillo_ch4::CastilloCh4),
+    ]
 }
 
 /// The model with this name.

@@ -75,7 +75,7 @@ fn per_decision_time_as_v_grows() {
     let only: Option<Vec<u32>> = std::env::var("HETERO_TIMING_SERVERS")
         .ok()
         .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect());
-    for (servers, decisions) in [(40, 20_000), (400, 20_000), (4000, 5_000)] {
+    for (servers, decisions) in [(40, 20_000), (120, 20_000), (400, 20_000), (4000, 5_000)] {
         if only.as_ref().is_none_or(|o| o.contains(&servers)) {
             measure(servers, decisions);
         }

@@ -2,9 +2,11 @@
 //!
 //! The thesis keeps linked lists in ascending start order; we keep ordered maps (the same
 //! order, `O(log V)` insertion instead of a linked list's `O(V)` walk) and scan them exactly as
-//! a list: element by element from the head. A scan stops early once the start time passes the
-//! latest feasible start (no later element can satisfy (4.3)). The operation count is the
-//! number of elements examined, plus one per class pre-check for FF-HA.
+//! a list: element by element from the head. A scan stops once the start time passes the latest
+//! start that condition (4.3) allows (for FF-HU: on the fastest class), since no later element
+//! can be feasible. The operation count is the number of elements examined (the one that ends
+//! the scan included). Unlike FF-HA+, FF-HA has no per-class "can this rate meet the deadline
+//! at all" pre-check: the thesis describes a plain scan of each list in turn.
 
 use std::collections::BTreeMap;
 
@@ -68,16 +70,11 @@ impl RatedIndex for StartOrderedList {
     }
 
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
+        // The fastest class has the latest admissible start.
         let latest = windows
             .iter()
-            .filter(|w| w.possible)
             .map(|w| w.latest_start)
             .fold(f64::NEG_INFINITY, f64::max);
-        if latest == f64::NEG_INFINITY {
-            // No class can meet the deadline: a scan would examine nothing feasible.
-            self.operations += 1;
-            return None;
-        }
         for p in self.list.values() {
             self.operations += 1;
             if p.start > latest {
@@ -109,8 +106,7 @@ impl RatedIndex for StartOrderedList {
 
 /// FF-HA: one list per rate class, each in (start, server) order, searched class by class in
 /// `order` (slowest first by default); a job gets the first feasible period of the first class
-/// that has one. A class that cannot meet the deadline at all (`r + l/μ > d`) is skipped after
-/// one check.
+/// that has one.
 #[derive(Debug, Clone)]
 pub struct RateClassLists {
     classes: RateClasses,
@@ -133,10 +129,6 @@ impl RateClassLists {
 
     /// The first feasible period of one class in start order, counting examined elements.
     pub fn first_in_class(&mut self, class: usize, w: &RatedWindow) -> Option<RatedPeriod> {
-        self.operations += 1;
-        if !w.possible {
-            return None;
-        }
         for p in self.lists[class].values() {
             self.operations += 1;
             if p.start > w.latest_start {

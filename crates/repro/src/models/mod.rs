@@ -1,3 +1,4 @@
 //! The models behind the experiment entries, one module per document chapter.
 
 pub mod castillo_ch3;
+pub mod castillo_ch4;
