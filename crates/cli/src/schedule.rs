@@ -11,15 +11,21 @@ use gridsched_reservation::{
 };
 use gridsched_workload::{RequestLimits, read_requests};
 
+#[path = "schedule_hetero.rs"]
+mod schedule_hetero;
+
 #[derive(Debug, Subcommand)]
 pub enum ScheduleCommand {
     /// Online advance reservations on identical servers (Castillo 2008, ch. 3).
     Reservation(ReservationArgs),
+    /// Online advance reservations on servers of different rates (Castillo 2008, ch. 4).
+    Hetero(schedule_hetero::HeteroArgs),
 }
 
 pub fn run(cmd: ScheduleCommand) -> Result<()> {
     match cmd {
         ScheduleCommand::Reservation(args) => reservation(args),
+        ScheduleCommand::Hetero(args) => schedule_hetero::hetero(args),
     }
 }
 
