@@ -66,7 +66,7 @@ fn workload(n: u32) -> ReservationWorkload {
 
 fn list<T>(args: &[String], flag: &str, default: Vec<T>, parse: impl Fn(&str) -> T) -> Vec<T> {
     match args.iter().position(|a| a == flag) {
-        Some(i) => args[i + 1].split(',').map(|s| parse(s)).collect(),
+        Some(i) => args[i + 1].split(',').map(parse).collect(),
         None => default,
     }
 }

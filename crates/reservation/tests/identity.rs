@@ -72,7 +72,8 @@ fn every_strategy_decides_identically_on_both_indexes() {
 
 #[test]
 fn interpretation_switches_decide_identically() {
-    let variants: [(Strategy, &str, fn(&mut SchedulerConfig)); 7] = [
+    type Variant = (Strategy, &'static str, fn(&mut SchedulerConfig));
+    let variants: [Variant; 7] = [
         (Strategy::MinTip, "min-tip narrative", |c| {
             c.options.min_tip = MinTipReading::Narrative
         }),
