@@ -6,10 +6,12 @@
 //! cargo test --release -p gridsched-reservation --test hetero_timing -- --ignored --nocapture
 //! ```
 //!
-//! Each size scales the server count `n` of the chapter-4 system (rates: proposal A, level 4)
-//! at load 0.8 so that the steady state holds about `V` live idle periods. FF-HA+ fills the
-//! 14-day look-ahead; then every algorithm continues from that very state (`from_state`) and
-//! the time of its next decisions (search, booking and fragment updates, expiry) is measured.
+//! The chapter-4 system (rates: proposal A, level 4) at load 0.8 is grown to hold about `V`
+//! live idle periods in two ways: more servers `n` (14-day book-ahead), or the thesis's 120
+//! servers with a longer book-ahead ("long time horizons for advance reservations"). FF-HA+
+//! fills the look-ahead twice over; then every algorithm continues from that very state
+//! (`from_state`) and the time of its next decisions (search, booking and fragment updates,
+//! expiry) is measured. `HETERO_TIMING=n120` (or `n`, `horizon`) restricts the runs.
 
 use std::time::Instant;
 
@@ -20,12 +22,13 @@ use gridsched_reservation::hetero::{
 use gridsched_sim::StreamKey;
 use gridsched_workload::hetero::{HeteroWorkload, WorkRequest};
 
-fn measure(servers: u32, decisions: usize) {
+fn measure(servers: u32, book_ahead_days: f64, decisions: usize) {
     let rates = rates::level_rates(RateProposal::A, 4, servers).unwrap();
     let total: f64 = rates.iter().sum();
-    let workload = HeteroWorkload::new(total, 0.8);
+    let mut workload = HeteroWorkload::new(total, 0.8);
+    workload.book_ahead.1 = book_ahead_days * 24.0;
     // Warm-up: about two look-aheads' worth of jobs.
-    let warm = (2.0 * 336.0 * workload.arrival_rate()) as usize;
+    let warm = (2.0 * workload.book_ahead.1 * workload.arrival_rate()) as usize;
     let reqs: Vec<WorkRequest> = workload
         .stream(&StreamKey::new(1, "hetero-timing"))
         .unwrap()
@@ -41,7 +44,9 @@ fn measure(servers: u32, decisions: usize) {
     let warm_s = t0.elapsed().as_secs_f64();
     let state = warmer.state();
     let v = state.idle_periods.len();
-    let mut line = format!("n = {servers:>5}  V = {v:>7}  (warm-up {warm} jobs, {warm_s:.1} s)");
+    let mut line = format!(
+        "n = {servers:>5}  book-ahead {book_ahead_days:>5} d  V = {v:>7}  (warm-up {warm} jobs, {warm_s:.1} s)"
+    );
     let mut per = Vec::new();
     for a in HeteroAlgorithm::ALL {
         let mut s = HeteroScheduler::from_state(config(a), &state).unwrap();
@@ -71,13 +76,18 @@ fn measure(servers: u32, decisions: usize) {
 #[test]
 #[ignore = "timing run; use --release --ignored --nocapture"]
 fn per_decision_time_as_v_grows() {
-    // `HETERO_TIMING_SERVERS=400,4000` restricts the sizes.
-    let only: Option<Vec<u32>> = std::env::var("HETERO_TIMING_SERVERS")
-        .ok()
-        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect());
-    for (servers, decisions) in [(40, 20_000), (120, 20_000), (400, 20_000), (4000, 5_000)] {
-        if only.as_ref().is_none_or(|o| o.contains(&servers)) {
-            measure(servers, decisions);
+    let only = std::env::var("HETERO_TIMING").unwrap_or_default();
+    let runs: [(&str, u32, f64, usize); 6] = [
+        ("n120", 120, 14.0, 20_000),
+        ("n", 400, 14.0, 20_000),
+        ("n", 4000, 14.0, 5_000),
+        ("horizon", 120, 140.0, 20_000),
+        ("horizon", 120, 1400.0, 5_000),
+        ("n", 40, 14.0, 20_000),
+    ];
+    for (tag, servers, days, decisions) in runs {
+        if only.is_empty() || only.split(',').any(|t| t == tag) {
+            measure(servers, days, decisions);
         }
     }
 }

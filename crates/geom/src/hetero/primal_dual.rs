@@ -40,15 +40,16 @@
 //! - **Direct group search** (the common case): the answer only involves `U`'s *dual-feasible*
 //!   periods `F` (those with `end >= r + l/μ`: ranks `p..m`), since `q >= p` and the answer's
 //!   ranks are `>= p`. `F` is collected from the primal order, skipping subtrees whose latest
-//!   end fails, in `O(|F| log V)`; then `p = m − |F|`, `q` is the first capacity-feasible period
-//!   of `F` in descending end order, and the answer is the maximum-capacity period among the top
-//!   `m − a` of `F`. When `U` lies before the job's earliest end, every period of `F` covers
-//!   `[max start of U, r + l/μ)`, so `|F|` is at most the number of servers of the class — small
-//!   for every chapter-4 experiment, whatever `V`.
-//! - **Dual range tree** (the guarantee, used when `|F|` exceeds a budget,
-//!   [`ENUMERATION_BUDGET`]): a treap by (end, server) — the dual order — whose every node owns
-//!   a secondary treap of its subtree's periods by (start, server) with count and
-//!   maximum-capacity period. Since `U` is a range of start keys, "count `U`'s periods with end
+//!   end fails, in `O(|F| log V)`; then `p = m − |F|`, `q` is the latest-ending
+//!   capacity-feasible period of `F`, and the answer is the maximum-capacity period among the
+//!   `m − a` latest-ending periods of `F` (linear-time selection). When `U` lies before the
+//!   job's earliest end (the usual case), every period of `F` covers
+//!   `[max start of U, r + l/μ)`, so `|F|` is at most the number of servers of the class,
+//!   whatever the look-ahead.
+//! - **Dual range tree** (the guarantee, used when `|F|` exceeds the budget
+//!   `max(`[`ENUMERATION_BUDGET`]`, 8 ⌈log2 V_h⌉²)`): a treap by (end, server) — the dual order
+//!   — whose every node owns a secondary treap of its subtree's periods by (start, server) with
+//!   count and maximum-capacity period. Since `U` is a range of start keys, "count `U`'s periods with end
 //!   below `x`", "the largest end in `U` with capacity `>= l`" and "the maximum-capacity period
 //!   of `U` among dual ranks `>= a`" are each one descent of the primary with one secondary
 //!   range fold per level: `O(log² V)`. A rotation hands the rotated node's secondary to the node
@@ -61,9 +62,9 @@
 //! # Costs
 //!
 //! Per class searched: `O(log V_h)` for `k`, expected `O(log V_h)` for `i`, then either
-//! `O(|F| log V_h)` (direct search) or `O(log² V_h)` plus the catch-up of the range tree
-//! (amortized `O(log² V_h)` per logged change). Per update: `O(log V_h)` expected, plus the
-//! logged change. Memory: `O(V_h)` for the primal order, `O(V_h log V_h)` for the range tree
+//! `O(|F| log V_h)` with `|F| <= 8 ⌈log2 V_h⌉²` (direct search) or `O(log² V_h)` plus the
+//! catch-up of the range tree (amortized `O(log² V_h)` per logged change). Per update:
+//! `O(log V_h)` expected, plus the logged change. Memory: `O(V_h)` for the primal order, `O(V_h log V_h)` for the range tree
 //! once built. The [operation count](super::RatedIndex::operations) is not this structure's
 //! work but the pseudo-code's: primal nodes visited, a failed dual descent in every node marked
 //! before `U` (charged its height plus one), and the dual nodes the successful descent visits —
@@ -75,9 +76,17 @@ use super::implicit::{dual_split, failed_dual_visits, primal_search};
 use super::treap::{Aggregate, NIL, Treap, end_priority};
 use super::{ClassOrder, PlusPick, RateClasses, RatedIndex, RatedPeriod, RatedWindow};
 
-/// Default number of dual-feasible periods the direct search of a group may collect before
-/// the search falls back to the dual range tree (both give the same answer).
-pub const ENUMERATION_BUDGET: usize = 512;
+/// Smallest number of dual-feasible periods the direct search of a group may collect before
+/// it falls back to the dual range tree (both give the same answer). The default budget of a
+/// class of `V_h` periods is `max(ENUMERATION_BUDGET, 8 ⌈log2 V_h⌉²)`, so the direct search
+/// costs `O(log³ V_h)` at worst.
+pub const ENUMERATION_BUDGET: usize = 256;
+
+/// The default budget of the direct search for a class of `v` periods.
+fn default_budget(v: usize) -> usize {
+    let log = (usize::BITS - v.leading_zeros()) as usize;
+    ENUMERATION_BUDGET.max(8 * log * log)
+}
 
 /// Primal-order aggregate: count, latest end, largest capacity.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -722,7 +731,8 @@ pub struct PrimalDualTrees {
     classes: RateClasses,
     order: ClassOrder,
     pick: PlusPick,
-    budget: usize,
+    /// Fixed budget of the direct search (`None`: [`default_budget`] of the class size).
+    budget: Option<usize>,
     trees: Vec<ClassTree>,
     operations: u64,
     scratch: Vec<RatedPeriod>,
@@ -736,7 +746,7 @@ impl PrimalDualTrees {
             classes,
             order,
             pick,
-            budget: ENUMERATION_BUDGET,
+            budget: None,
             trees,
             operations: 0,
             scratch: Vec::new(),
@@ -744,10 +754,10 @@ impl PrimalDualTrees {
     }
 
     /// Lets the direct search of a group collect at most `n` dual-feasible periods before it
-    /// falls back to the dual range tree (default [`ENUMERATION_BUDGET`]; `0` always uses the
-    /// range tree). The choice never changes, only the speed.
+    /// falls back to the dual range tree (default: `max(`[`ENUMERATION_BUDGET`]`, 8 ⌈log2
+    /// V_h⌉²)`; `0` always uses the range tree). The choice never changes, only the speed.
     pub fn with_enumeration_budget(mut self, n: usize) -> Self {
-        self.budget = n;
+        self.budget = Some(n);
         self
     }
 
@@ -790,7 +800,7 @@ impl PrimalDualTrees {
             &(u.lo, u.hi),
             &|a: &StartAgg| a.max_end >= w.earliest_end,
             &|p: &RatedPeriod| p.end >= w.earliest_end,
-            self.budget,
+            self.budget.unwrap_or_else(|| default_budget(t.len())),
             &mut f,
         );
         let out = if complete {
@@ -800,18 +810,31 @@ impl PrimalDualTrees {
                     failed_dual_visits(m),
                 ),
                 _ => {
-                    // Ranks from the top: f[0] has rank m - 1.
-                    f.sort_unstable_by(|a, b| b.cmp_end(a));
+                    // Ranks within U: F holds ranks p..m (the largest ends).
                     let p = m - f.len();
                     let top = f
                         .iter()
-                        .position(|x| x.capacity >= w.min_capacity)
+                        .filter(|x| x.capacity >= w.min_capacity)
+                        .copied()
+                        .reduce(|a, b| {
+                            if b.cmp_end(&a) == Ordering::Greater {
+                                b
+                            } else {
+                                a
+                            }
+                        })
                         .expect("the group holds a feasible period");
-                    let (a, visits) = dual_split(m, p, m - 1 - top);
-                    (
-                        best_of(&f[..m - a]).expect("rank q is in the range"),
-                        visits,
-                    )
+                    let above = f
+                        .iter()
+                        .filter(|x| x.cmp_end(&top) == Ordering::Greater)
+                        .count();
+                    let (a, visits) = dual_split(m, p, m - 1 - above);
+                    // The answer: the maximum capacity among the m - a largest ends.
+                    let cut = a - p;
+                    if cut > 0 {
+                        f.select_nth_unstable_by(cut, RatedPeriod::cmp_end);
+                    }
+                    (best_of(&f[cut..]).expect("rank q is in the range"), visits)
                 }
             })
         } else {
