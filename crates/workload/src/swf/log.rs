@@ -1,0 +1,322 @@
+//! A whole log loaded as jobs, with the documented keep/skip rules and a report of every record
+//! not kept.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use super::header::SwfHeader;
+use super::reader::{SwfReader, SwfRecord};
+use crate::requests::InputError;
+
+/// A job kept from an SWF log: every field a scheduling model needs is known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwfJob {
+    /// \[1\] job number.
+    pub id: u64,
+    /// Line of the record in the file.
+    pub line: u64,
+    /// \[2\] submit time, seconds since the log's start.
+    pub submit: i64,
+    /// \[3\] the batch scheduler's recorded wait, if known.
+    pub wait: Option<i64>,
+    /// \[4\] run time, seconds (> 0).
+    pub run: i64,
+    /// \[5\] allocated processors, or \[8\] requested when \[5\] is unknown (> 0).
+    pub procs: u32,
+    /// \[8\] requested processors.
+    pub requested_procs: Option<u32>,
+    /// \[9\] requested (estimated) time, seconds.
+    pub requested_time: Option<i64>,
+    /// \[11\] status.
+    pub status: Option<i64>,
+    /// \[12\] user id.
+    pub user: Option<u32>,
+    /// \[15\] queue number.
+    pub queue: Option<u32>,
+    /// \[16\] partition number.
+    pub partition: Option<u32>,
+}
+
+/// How a log is loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SwfLoadOptions {
+    /// Keep at most this many jobs: the first ones in file order (a prefix of the log). Records
+    /// after the limit are not read.
+    pub limit: Option<usize>,
+}
+
+/// What loading did to every record. No record is dropped without being counted here.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SwfLoadReport {
+    /// Data records read.
+    pub records: u64,
+    /// Jobs kept.
+    pub kept: u64,
+    /// Skipped: submit time unknown (`-1`).
+    pub skipped_unknown_submit: u64,
+    /// Skipped: run time unknown (`-1`).
+    pub skipped_unknown_run_time: u64,
+    /// Skipped: run time 0 (nothing to schedule).
+    pub skipped_zero_run_time: u64,
+    /// Skipped: allocated and requested processors both unknown.
+    pub skipped_unknown_procs: u64,
+    /// Skipped: 0 processors (allocated 0, or allocated unknown and requested 0; the archive
+    /// uses this for jobs cancelled before they started).
+    pub skipped_zero_procs: u64,
+    /// Kept with the requested processors because the allocated count was unknown.
+    pub procs_from_requested: u64,
+    /// Kept jobs whose submit time is earlier than an earlier line's.
+    pub out_of_order: u64,
+    /// Kept jobs sharing a job number with an earlier kept job.
+    pub duplicate_ids: u64,
+    /// Kept jobs using more processors than the header's MaxProcs.
+    pub procs_above_max: u64,
+    /// Comment lines after the first record (ignored).
+    pub late_comments: u64,
+    /// Whether [`SwfLoadOptions::limit`] stopped reading before the end of the file.
+    pub truncated: bool,
+}
+
+impl SwfLoadReport {
+    /// Records not kept.
+    pub fn skipped(&self) -> u64 {
+        self.skipped_unknown_submit
+            + self.skipped_unknown_run_time
+            + self.skipped_zero_run_time
+            + self.skipped_unknown_procs
+            + self.skipped_zero_procs
+    }
+
+    /// One line per skip reason and anomaly that occurred, for logs and `trace info`.
+    pub fn notes(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for (n, what) in [
+            (self.skipped_unknown_submit, "skipped: submit time unknown"),
+            (
+                self.skipped_unknown_run_time,
+                "skipped: run time unknown (-1)",
+            ),
+            (self.skipped_zero_run_time, "skipped: run time 0"),
+            (
+                self.skipped_unknown_procs,
+                "skipped: allocated and requested processors unknown",
+            ),
+            (self.skipped_zero_procs, "skipped: 0 processors"),
+            (
+                self.procs_from_requested,
+                "kept with requested processors (allocated unknown)",
+            ),
+        ] {
+            if n > 0 {
+                v.push(format!("{n} {what}"));
+            }
+        }
+        v.extend(self.warnings());
+        v
+    }
+
+    /// Anomalies worth a warning (the log is still usable).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.out_of_order > 0 {
+            v.push(format!(
+                "warning: {} jobs were out of submit-time order; jobs were sorted by submit time (stable)",
+                self.out_of_order
+            ));
+        }
+        if self.duplicate_ids > 0 {
+            v.push(format!(
+                "warning: {} jobs repeat an earlier job number",
+                self.duplicate_ids
+            ));
+        }
+        if self.procs_above_max > 0 {
+            v.push(format!(
+                "warning: {} jobs use more processors than the header's MaxProcs",
+                self.procs_above_max
+            ));
+        }
+        if self.late_comments > 0 {
+            v.push(format!(
+                "warning: {} comment lines after the first record were ignored",
+                self.late_comments
+            ));
+        }
+        v
+    }
+}
+
+/// A loaded log: header, kept jobs in non-decreasing submit order, and the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwfLog {
+    /// The file as given.
+    pub path: String,
+    pub header: SwfHeader,
+    pub jobs: Vec<SwfJob>,
+    pub report: SwfLoadReport,
+}
+
+/// Why a record is not kept, or the job it becomes.
+pub fn keep(record: &SwfRecord) -> Result<(SwfJob, bool), Skip> {
+    let submit = record.submit.ok_or(Skip::UnknownSubmit)?;
+    let run = match record.run_time {
+        None => return Err(Skip::UnknownRunTime),
+        Some(0) => return Err(Skip::ZeroRunTime),
+        Some(r) => r,
+    };
+    let (procs, from_requested) = match (record.allocated_procs, record.requested_procs) {
+        (Some(0), _) => return Err(Skip::ZeroProcs),
+        (Some(p), _) => (p, false),
+        (None, Some(0)) => return Err(Skip::ZeroProcs),
+        (None, Some(p)) => (p, true),
+        (None, None) => return Err(Skip::UnknownProcs),
+    };
+    Ok((
+        SwfJob {
+            id: record.job,
+            line: record.line,
+            submit,
+            wait: record.wait,
+            run,
+            procs,
+            requested_procs: record.requested_procs,
+            requested_time: record.requested_time,
+            status: record.status,
+            user: record.user,
+            queue: record.queue,
+            partition: record.partition,
+        },
+        from_requested,
+    ))
+}
+
+/// Why a record was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    UnknownSubmit,
+    UnknownRunTime,
+    ZeroRunTime,
+    UnknownProcs,
+    ZeroProcs,
+}
+
+/// Loads a log file (plain or gzip).
+pub fn load_swf(path: &Path, options: SwfLoadOptions) -> Result<SwfLog, InputError> {
+    let reader = SwfReader::open(path)?;
+    load_from(reader, options)
+}
+
+/// Loads a log from an open reader.
+pub fn load_from<R: BufRead>(
+    mut reader: SwfReader<R>,
+    options: SwfLoadOptions,
+) -> Result<SwfLog, InputError> {
+    let mut report = SwfLoadReport::default();
+    let mut jobs: Vec<SwfJob> = Vec::new();
+    let max_procs = reader.header().max_procs;
+    let mut latest_submit = i64::MIN;
+    for record in reader.by_ref() {
+        let record = record?;
+        if options.limit.is_some_and(|l| jobs.len() >= l) {
+            report.truncated = true;
+            break;
+        }
+        report.records += 1;
+        match keep(&record) {
+            Err(Skip::UnknownSubmit) => report.skipped_unknown_submit += 1,
+            Err(Skip::UnknownRunTime) => report.skipped_unknown_run_time += 1,
+            Err(Skip::ZeroRunTime) => report.skipped_zero_run_time += 1,
+            Err(Skip::UnknownProcs) => report.skipped_unknown_procs += 1,
+            Err(Skip::ZeroProcs) => report.skipped_zero_procs += 1,
+            Ok((job, from_requested)) => {
+                report.procs_from_requested += u64::from(from_requested);
+                if job.submit < latest_submit {
+                    report.out_of_order += 1;
+                }
+                latest_submit = latest_submit.max(job.submit);
+                if max_procs.is_some_and(|m| u64::from(job.procs) > m) {
+                    report.procs_above_max += 1;
+                }
+                jobs.push(job);
+            }
+        }
+    }
+    report.late_comments = reader.late_comments();
+    if report.out_of_order > 0 {
+        jobs.sort_by_key(|j| j.submit);
+    }
+    let mut ids: Vec<u64> = jobs.iter().map(|j| j.id).collect();
+    ids.sort_unstable();
+    report.duplicate_ids = ids.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+    report.kept = jobs.len() as u64;
+    Ok(SwfLog {
+        path: reader.path().to_string(),
+        header: reader.header().clone(),
+        jobs,
+        report,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> SwfLog {
+        let r = SwfReader::new(text.as_bytes(), "t.swf").unwrap();
+        load_from(r, SwfLoadOptions::default()).unwrap()
+    }
+
+    const F: &str = "-1 -1 -1 -1 -1 -1 -1 -1 -1";
+
+    #[test]
+    fn skip_rules_are_counted() {
+        let text = format!(
+            "; MaxProcs: 8\n\
+             1 10 0 100 2 -1 -1 2 200 {F}\n\
+             2 -1 0 100 2 -1 -1 2 200 {F}\n\
+             3 11 0 -1 2 -1 -1 2 200 {F}\n\
+             4 12 0 0 2 -1 -1 2 200 {F}\n\
+             5 13 0 100 -1 -1 -1 -1 200 {F}\n\
+             6 14 0 100 0 -1 -1 4 200 {F}\n\
+             7 15 0 100 -1 -1 -1 3 200 {F}\n\
+             8 5 0 100 16 -1 -1 16 200 {F}\n\
+             8 16 -1 100 1 -1 -1 1 200 {F}\n"
+        );
+        let log = load(&text);
+        let r = &log.report;
+        assert_eq!(r.records, 9);
+        assert_eq!(r.kept, 4);
+        assert_eq!(r.skipped(), 5);
+        assert_eq!(
+            (
+                r.skipped_unknown_submit,
+                r.skipped_unknown_run_time,
+                r.skipped_zero_run_time,
+                r.skipped_unknown_procs,
+                r.skipped_zero_procs
+            ),
+            (1, 1, 1, 1, 1)
+        );
+        assert_eq!(r.procs_from_requested, 1);
+        assert_eq!(r.out_of_order, 1);
+        assert_eq!(r.duplicate_ids, 1);
+        assert_eq!(r.procs_above_max, 1);
+        let order: Vec<u64> = log.jobs.iter().map(|j| j.id).collect();
+        assert_eq!(order, vec![8, 1, 7, 8]);
+        assert_eq!(log.jobs[2].procs, 3);
+        assert_eq!(log.jobs[3].wait, None);
+        assert!(r.warnings().iter().any(|w| w.contains("sorted")));
+    }
+
+    #[test]
+    fn limit_keeps_a_prefix() {
+        let text = format!(
+            "1 10 0 100 2 -1 -1 2 200 {F}\n2 11 0 0 2 -1 -1 2 200 {F}\n3 12 0 100 2 -1 -1 2 200 {F}\n4 13 0 100 2 -1 -1 2 200 {F}\n"
+        );
+        let r = SwfReader::new(text.as_bytes(), "t").unwrap();
+        let log = load_from(r, SwfLoadOptions { limit: Some(2) }).unwrap();
+        assert_eq!(log.jobs.len(), 2);
+        assert_eq!(log.report.records, 3);
+        assert!(log.report.truncated);
+    }
+}

@@ -1,0 +1,111 @@
+//! Parallel Workloads Archive logs in the Standard Workload Format (SWF).
+//!
+//! The format (<http://www.cs.huji.ac.il/labs/parallel/workload/swf.html>): header comments
+//! `; Key: value`, then one line per job with 18 whitespace-separated fields, `-1` for unknown.
+//!
+//! - [`SwfReader`] streams records from a plain or gzip file (detected by the magic bytes, not
+//!   the name); the header is parsed into [`SwfHeader`] (MaxProcs, MaxJobs, MaxRecords,
+//!   UnixStartTime, TimeZoneString, queues, partitions, notes and the cleaning filters). Every
+//!   unknown field is an `Option`. Errors name the file and line; no input makes it panic.
+//! - [`load_swf`] keeps the records a scheduling model can use and counts every other one in
+//!   [`SwfLoadReport`]. The rules:
+//!   - submit time unknown: skipped;
+//!   - run time unknown (`-1`) or `0`: skipped (nothing to schedule);
+//!   - processors = allocated (field 5), or requested (field 8) when allocated is unknown
+//!     (counted); both unknown, or the count used is `0`: skipped;
+//!   - jobs out of submit-time order are counted, and the jobs are then stably sorted by
+//!     submit time (a warning, not an error);
+//!   - repeated job numbers and jobs above the header's MaxProcs are counted as warnings and
+//!     kept (the model decides what to do with a job larger than its machine).
+//! - [`TraceSummary`]: distributions of run time, requested time, size, inter-arrival time and
+//!   the log's own wait, and the offered load.
+//! - [`write_jobs_csv`], [`write_requests_csv`]: CSV conversions.
+//! - [`data_dir`], [`trace_path`]: where the archive's logs are found (`../shared/data/traces`
+//!   next to the checkout, or `$GRIDSCHED_DATA`, or an explicit directory), and
+//!   [`file_sha256`] to record which bytes a result came from.
+
+mod convert;
+mod header;
+mod log;
+mod reader;
+mod summary;
+
+pub use convert::{
+    ConversionReport, JOB_CSV_HEADER, RequestConversion, write_jobs_csv, write_requests_csv,
+};
+pub use header::{CleaningFilter, NamedId, SwfHeader};
+pub use log::{Skip, SwfJob, SwfLoadOptions, SwfLoadReport, SwfLog, keep, load_from, load_swf};
+pub use reader::{FIELD_NAMES, SwfReader, SwfRecord, detect_gzip, open_input, parse_record};
+pub use summary::{Distribution, TraceSummary, ecdf};
+
+use std::path::{Path, PathBuf};
+
+/// The environment variable that overrides the data directory.
+pub const DATA_ENV: &str = "GRIDSCHED_DATA";
+
+/// The archive logs the experiments use, by short name (file under `<data>/traces/`).
+pub const TRACES: [(&str, &str); 6] = [
+    ("CTC", "CTC-SP2-1996-3.1-cln.swf.gz"),
+    ("KTH", "KTH-SP2-1996-2.1-cln.swf.gz"),
+    ("HPC2N", "HPC2N-2002-2.2-cln.swf.gz"),
+    ("SDSC", "SDSC-SP2-1998-4.2-cln.swf.gz"),
+    ("LCG", "LCG-2005-1.swf.gz"),
+    ("LPC", "LPC-EGEE-2004-1.2-cln.swf.gz"),
+];
+
+/// The data directory: `explicit` if given, else `$GRIDSCHED_DATA`, else `../shared/data` next
+/// to the gridsched checkout containing the current directory, else next to the checkout this
+/// crate was built from.
+pub fn data_dir(explicit: Option<&Path>) -> PathBuf {
+    if let Some(p) = explicit {
+        return p.to_path_buf();
+    }
+    if let Some(p) = std::env::var_os(DATA_ENV).filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let from_cwd = std::env::current_dir().ok().and_then(|cwd| {
+        cwd.ancestors()
+            .find(|d| d.join("Cargo.toml").is_file() && d.join("experiments").is_dir())
+            .map(|root| root.join("..").join("shared").join("data"))
+    });
+    from_cwd
+        .filter(|p| p.is_dir())
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"))
+}
+
+/// The file of a trace given by short name (`KTH`, case-insensitive) under `<data>/traces/`,
+/// or, when `name` is not a known short name, `name` itself as a path (relative names are
+/// resolved against `<data>/traces/` first).
+pub fn trace_path(data: &Path, name: &str) -> PathBuf {
+    if let Some((_, file)) = TRACES.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+        return data.join("traces").join(file);
+    }
+    let p = Path::new(name);
+    if p.is_relative() {
+        let in_data = data.join("traces").join(p);
+        if in_data.is_file() {
+            return in_data;
+        }
+    }
+    p.to_path_buf()
+}
+
+/// SHA-256 of a file's bytes as lowercase hex (what `sha256sum` prints), for provenance.
+pub fn file_sha256(path: &Path) -> std::io::Result<String> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>())
+}
