@@ -45,10 +45,10 @@
 //! performs (list elements examined; tree nodes of the thesis's search visited), which is the
 //! deterministic stand-in for running time.
 
-mod implicit;
+pub mod implicit;
 mod lists;
 pub mod literal;
-mod primal_dual;
+pub mod primal_dual;
 mod treap;
 
 pub use implicit::failed_dual_visits;
