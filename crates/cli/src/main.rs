@@ -4,6 +4,7 @@
 mod bench;
 mod reproduce;
 mod schedule;
+mod trace;
 
 use std::process::ExitCode;
 
@@ -32,6 +33,9 @@ enum Command {
     /// Run a scheduler on your own input.
     #[command(subcommand)]
     Schedule(schedule::ScheduleCommand),
+    /// Inspect (`trace info`) or convert (`trace convert`) a Parallel Workloads Archive log.
+    #[command(subcommand)]
+    Trace(trace::TraceCommand),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         Command::Report(args) => reproduce::report(args),
         Command::BenchReport(args) => bench::report(args),
         Command::Schedule(cmd) => schedule::run(cmd),
+        Command::Trace(cmd) => trace::run(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
