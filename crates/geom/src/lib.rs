@@ -40,3 +40,4 @@ pub use strips::{
     EndStripIndex, GlobalEndIndex, GlobalStartIndex, StartStripIndex, TreeConfig, TreeIndex,
 };
 pub mod hetero;
+pub mod coalloc;
