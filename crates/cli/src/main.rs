@@ -2,6 +2,7 @@
 //! schedulers on your own inputs. A thin layer over the `gridsched-*` libraries.
 
 mod bench;
+mod map;
 mod reproduce;
 mod schedule;
 mod trace;
@@ -33,6 +34,9 @@ enum Command {
     /// Run a scheduler on your own input.
     #[command(subcommand)]
     Schedule(schedule::ScheduleCommand),
+    /// Map independent tasks from an ETC matrix (Min-Min, Sufferage, SAS, ...); `map generate`
+    /// writes a seeded matrix.
+    Map(map::MapArgs),
     /// Inspect (`trace info`) or convert (`trace convert`) a Parallel Workloads Archive log.
     #[command(subcommand)]
     Trace(trace::TraceCommand),
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
         Command::Report(args) => reproduce::report(args),
         Command::BenchReport(args) => bench::report(args),
         Command::Schedule(cmd) => schedule::run(cmd),
+        Command::Map(args) => map::run(args),
         Command::Trace(cmd) => trace::run(cmd),
     };
     match result {

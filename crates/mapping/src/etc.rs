@@ -157,18 +157,29 @@ impl EtcMatrix {
         EtcMatrix::new(tasks.len(), self.machines, values)
     }
 
-    /// Which of Braun et al.'s consistency classes the matrix belongs to.
+    /// Which of Braun et al.'s consistency classes the matrix belongs to: consistent if one
+    /// machine order sorts every row (the columns are tried in lexicographic order of their
+    /// values, which is such an order when one exists), semi-consistent if the even-indexed
+    /// columns are sorted in index order (as in the benchmark files), inconsistent otherwise.
     pub fn consistency(&self) -> Consistency {
-        let sorted = |cols: &mut dyn Iterator<Item = usize>| {
-            let cols: Vec<usize> = cols.collect();
+        let sorted = |cols: &[usize]| {
             (0..self.tasks).all(|i| {
                 let row = self.row(i);
                 cols.windows(2).all(|w| row[w[0]] <= row[w[1]])
             })
         };
-        if sorted(&mut (0..self.machines)) {
+        let mut order: Vec<usize> = (0..self.machines).collect();
+        order.sort_by(|&a, &b| {
+            (0..self.tasks)
+                .map(|i| self.get(i, a).total_cmp(&self.get(i, b)))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.cmp(&b))
+        });
+        let even: Vec<usize> = (0..self.machines).step_by(2).collect();
+        if sorted(&order) {
             Consistency::Consistent
-        } else if self.machines > 2 && sorted(&mut (0..self.machines).step_by(2)) {
+        } else if self.machines > 2 && sorted(&even) {
             Consistency::SemiConsistent
         } else {
             Consistency::Inconsistent
@@ -180,8 +191,8 @@ impl EtcMatrix {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Consistency {
     /// If machine `a` is faster than `b` for one task, it is for every task: each row is
-    /// non-decreasing across the machines (after a fixed machine permutation; here: in index
-    /// order, as in the benchmark files).
+    /// non-decreasing across the machines in one fixed machine order (index order in the
+    /// benchmark files).
     Consistent,
     /// No structure imposed.
     Inconsistent,
@@ -283,8 +294,11 @@ mod tests {
         assert_eq!(c.consistency(), Consistency::Consistent);
         let s = EtcMatrix::from_rows(&[[1.0, 0.5, 3.0, 0.1], [2.0, 9.0, 5.0, 1.0]]).unwrap();
         assert_eq!(s.consistency(), Consistency::SemiConsistent);
-        let i = EtcMatrix::from_rows(&[[3.0, 0.5, 1.0, 0.1]]).unwrap();
+        let i = EtcMatrix::from_rows(&[[3.0, 0.5, 1.0, 0.1], [1.0, 2.0, 3.0, 4.0]]).unwrap();
         assert_eq!(i.consistency(), Consistency::Inconsistent);
+        // Consistent under a machine permutation (rank 1: length / speed).
+        let p = EtcMatrix::from_rows(&[[4.0, 1.0, 2.0], [8.0, 2.0, 4.0], [4.0, 1.0, 1.0]]).unwrap();
+        assert_eq!(p.consistency(), Consistency::Consistent);
         for k in [
             Consistency::Consistent,
             Consistency::Inconsistent,

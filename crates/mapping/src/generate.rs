@@ -370,7 +370,7 @@ mod tests {
                 );
             }
             // Rank 1: every row is the same speed vector scaled.
-            assert_eq!(etc.consistency(), etc.consistency());
+            assert_eq!(etc.consistency(), Consistency::Consistent);
             let speeds = w.speeds(&mut key.clone().stream("resources").rng());
             assert!(
                 speeds

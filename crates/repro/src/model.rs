@@ -33,6 +33,28 @@ pub trait Model: Sync + Send {
     /// Runs one replication of `jobs` jobs with the random streams under `key`.
     fn run(&self, params: &ParamSet, key: &StreamKey, jobs: u64)
     -> Result<Measurement, ModelError>;
+
+    /// The schedule of the same replication as a Gantt chart, for models that produce one
+    /// (experiments with `plot.kind = "gantt"`); `None` by default.
+    fn gantt(
+        &self,
+        params: &ParamSet,
+        key: &StreamKey,
+        jobs: u64,
+    ) -> Result<Option<Gantt>, ModelError> {
+        let _ = (params, key, jobs);
+        Ok(None)
+    }
+}
+
+/// A schedule to draw: one row per resource (top to bottom), boxes with labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gantt {
+    /// Row names, e.g. `R1`, `R2`, ...
+    pub rows: Vec<String>,
+    pub bars: Vec<crate::plot::GanttBar>,
+    /// Label of the time axis.
+    pub time_label: String,
 }
 
 /// The parameters of one run (sweep + series + axis value), with typed accessors whose errors
@@ -170,6 +192,9 @@ pub fn models() -> Vec<Box<dyn Model>> {
     vec![
         Box::new(crate::models::castillo_ch3::CastilloCh3),
         Box::new(crate::models::castillo_ch4::CastilloCh4),
+        Box::new(crate::models::kumar::KumarExample),
+        Box::new(crate::models::kumar::KumarCh5),
+        Box::new(crate::models::kumar::Braun2001),
     ]
 }
 

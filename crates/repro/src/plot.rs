@@ -1,4 +1,6 @@
-//! Paper-style SVG figures: line plots with 95% CI error bars and empirical-CDF step plots.
+//! Paper-style SVG figures: line plots with 95% CI error bars, empirical-CDF step plots,
+//! grouped bar charts (categorical axes, CI bars, the document's values as markers) and Gantt
+//! charts.
 //!
 //! Figures are the artefacts reviewers compare against the original papers, so they must look
 //! like paper figures (boxed axes, light grid, legend, distinct markers that survive grayscale
@@ -16,6 +18,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::drawing::DrawingAreaErrorKind;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
+use plotters::style::FontTransform;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Width of every rendered figure in pixels (fixed so report pages line up).
@@ -136,6 +139,8 @@ pub enum PlotError {
     Font,
     #[error("plot backend failed: {0}")]
     Backend(String),
+    #[error("invalid chart element: {0}")]
+    InvalidElement(String),
 }
 
 impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for PlotError {
@@ -395,6 +400,23 @@ struct TickedAxis {
 }
 
 impl TickedAxis {
+    /// A categorical axis over `[0, n)`: label `i` sits at `i + 0.5`.
+    fn categorical(labels: &[String]) -> Self {
+        let major = labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i as f64 + 0.5, l.clone()))
+            .collect();
+        Self {
+            lo: 0.0,
+            hi: labels.len().max(1) as f64,
+            ticks: Ticks {
+                major,
+                minor: Vec::new(),
+            },
+        }
+    }
+
     fn new(lo: f64, hi: f64, scale: Scale) -> Self {
         let ticks = match scale {
             Scale::Linear => linear_ticks(lo, hi),
@@ -763,6 +785,399 @@ fn draw_legend(chart: &Chart<'_, '_>, fig: &Figure, ink: &[(i32, i32)]) -> Resul
     Ok(())
 }
 
+/// One bar: a mean with its 95% CI half-width, and the document's value if it prints one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bar {
+    pub value: f64,
+    pub half_width: f64,
+    pub reference: Option<f64>,
+}
+
+/// The bars of one series, one per group (`None`: no bar in that group).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarSeries {
+    pub name: String,
+    pub bars: Vec<Option<Bar>>,
+}
+
+/// A grouped bar chart: one group per category (e.g. Case I/II/III), one bar per series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarChart {
+    pub caption: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub groups: Vec<String>,
+    pub series: Vec<BarSeries>,
+    /// `None`: from 0 (or the least value, if negative) to the largest bar, CI or reference.
+    pub y_range: Option<(f64, f64)>,
+}
+
+/// One task of a Gantt chart: a box on row `row` from `start` to `end`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GanttBar {
+    pub row: usize,
+    pub start: f64,
+    pub end: f64,
+    pub label: String,
+}
+
+/// A Gantt chart: rows (machines) top to bottom, task boxes labelled with their ids, a time
+/// axis, and an optional labelled vertical marker (e.g. the makespan).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GanttChart {
+    pub caption: String,
+    pub time_label: String,
+    pub rows: Vec<String>,
+    pub bars: Vec<GanttBar>,
+    pub marker: Option<(f64, String)>,
+}
+
+/// Splits the root into the caption strip and the body.
+fn titled<'a>(
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
+    caption: &str,
+) -> Result<DrawingArea<SVGBackend<'a>, Shift>, PlotError> {
+    root.fill(&WHITE)?;
+    let (lines, size) = layout_caption(root, caption)?;
+    let line_h = (size * 1.1).ceil() as u32;
+    let title_h = 14 + line_h * lines.len() as u32;
+    let title_style =
+        TextStyle::from((FONT, size).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, line) in lines.iter().enumerate() {
+        let y = 10 + line_h * i as u32;
+        root.draw_text(line, &title_style, (WIDTH as i32 / 2, y as i32))?;
+    }
+    Ok(root.split_vertically(title_h).1)
+}
+
+/// Draws a legend of filled swatches (and a reference marker entry) inside the plot area, in
+/// the corner covering the fewest of the `ink` pixels (ties: upper-left, upper-right,
+/// lower-right, lower-left).
+fn draw_swatch_legend(
+    chart: &Chart<'_, '_>,
+    entries: &[(String, Option<RGBColor>)],
+    ink: &[(i32, i32)],
+) -> Result<(), PlotError> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let area = chart.plotting_area().strip_coord_spec();
+    let (aw, ah) = area.dim_in_pixel();
+    let font = TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    let mut text_w = 0;
+    for (name, _) in entries {
+        text_w = text_w.max(area.estimate_text_size(name, &font)?.0);
+    }
+    let (pad, row, sample) = (8, 20, 22);
+    let (w, h) = (
+        2 * pad + sample + 8 + text_w as i32,
+        2 * pad + row * entries.len() as i32 - 4,
+    );
+    let (aw, ah) = (aw as i32, ah as i32);
+    let corners = [
+        (10, 10),
+        (aw - w - 10, 10),
+        (aw - w - 10, ah - h - 10),
+        (10, ah - h - 10),
+    ];
+    let covered = |&(cx, cy): &(i32, i32)| {
+        ink.iter()
+            .filter(|&&(x, y)| x >= cx - 4 && x <= cx + w + 4 && y >= cy - 4 && y <= cy + h + 4)
+            .count()
+    };
+    let (lx, ly) = corners
+        .iter()
+        .copied()
+        .min_by_key(covered)
+        .unwrap_or((10, 10));
+    let (lx, ly) = (lx.max(0), ly.max(0));
+    let boxed = [(lx, ly), (lx + w, ly + h)];
+    area.draw(&Rectangle::new(boxed, WHITE.mix(0.9).filled()))?;
+    area.draw(&Rectangle::new(boxed, RGBColor(160, 160, 160)))?;
+    for (i, (name, color)) in entries.iter().enumerate() {
+        let y = ly + pad + row * i as i32 + row / 2 - 2;
+        let x = lx + pad;
+        match color {
+            Some(c) => {
+                area.draw(&Rectangle::new(
+                    [(x, y - 6), (x + sample, y + 6)],
+                    c.filled(),
+                ))?;
+                area.draw(&Rectangle::new([(x, y - 6), (x + sample, y + 6)], BLACK))?;
+            }
+            None => {
+                area.draw(&PathElement::new(
+                    vec![(x, y), (x + sample, y)],
+                    BLACK.stroke_width(3),
+                ))?;
+            }
+        }
+        area.draw_text(name, &font, (x + sample + 8, y))?;
+    }
+    Ok(())
+}
+
+/// The tick font and, when the labels do not fit side by side, a smaller rotated one.
+fn category_font(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    labels: &[String],
+) -> Result<(TextStyle<'static>, u32), PlotError> {
+    let font = TextStyle::from((FONT, 15).into_font());
+    let mut total = 0;
+    let mut widest = 0;
+    for l in labels {
+        let w = area.estimate_text_size(l, &font)?.0;
+        total += w + 12;
+        widest = widest.max(w);
+    }
+    if total < WIDTH - 140 {
+        Ok((font, 50))
+    } else {
+        let small = TextStyle::from((FONT, 13).into_font()).transform(FontTransform::Rotate90);
+        Ok((small, widest + 40))
+    }
+}
+
+/// Renders a grouped bar chart with 95% CI error bars and reference markers as an SVG
+/// document of [`WIDTH`] × [`HEIGHT`] pixels.
+pub fn render_bars_svg(chart_spec: &BarChart) -> Result<String, PlotError> {
+    ensure_font()?;
+    let groups = chart_spec.groups.len();
+    if groups == 0 || chart_spec.series.is_empty() {
+        return Err(PlotError::NoData);
+    }
+    let mut values = Vec::new();
+    for s in &chart_spec.series {
+        if s.bars.len() != groups {
+            return Err(PlotError::InvalidElement(format!(
+                "series {:?} has {} bars for {groups} groups",
+                s.name,
+                s.bars.len()
+            )));
+        }
+        for b in s.bars.iter().flatten() {
+            if !(b.value.is_finite() && b.half_width.is_finite() && b.half_width >= 0.0) {
+                return Err(PlotError::InvalidElement(format!(
+                    "series {:?}: bar {} ± {}",
+                    s.name, b.value, b.half_width
+                )));
+            }
+            values.extend([b.value, b.value - b.half_width, b.value + b.half_width]);
+            values.extend(b.reference.filter(|r| r.is_finite()));
+        }
+    }
+    if values.is_empty() {
+        return Err(PlotError::NoData);
+    }
+    let (y0, y1) = axis_range(
+        Axis::Y,
+        chart_spec.y_range,
+        Scale::Linear,
+        values.iter().copied(),
+        true,
+    )?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let body = titled(&root, &chart_spec.caption)?;
+        let y_axis = TickedAxis::new(y0, y1, Scale::Linear);
+        let tick_font = TextStyle::from((FONT, 15).into_font());
+        let mut label_w = 0;
+        for (_, l) in &y_axis.ticks.major {
+            label_w = label_w.max(body.estimate_text_size(l, &tick_font)?.0);
+        }
+        let (x_font, x_area) = category_font(&body, &chart_spec.groups)?;
+        let mut chart = ChartBuilder::on(&body)
+            .margin_left(10)
+            .margin_right(28)
+            .margin_bottom(8)
+            .x_label_area_size(x_area)
+            .y_label_area_size(label_w + 36)
+            .build_cartesian_2d(TickedAxis::categorical(&chart_spec.groups), y_axis)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc(chart_spec.x_label.as_str())
+            .y_desc(chart_spec.y_label.as_str())
+            .axis_desc_style((FONT, 18))
+            .x_label_style(x_font)
+            .y_label_style(tick_font.clone())
+            .bold_line_style(RGBColor(222, 222, 222))
+            .light_line_style(RGBColor(243, 243, 243))
+            .axis_style(BLACK)
+            .set_all_tick_mark_size(5)
+            .draw()?;
+        let base = chart.plotting_area().get_base_pixel();
+        let px = |c: &Chart<'_, '_>, p: (f64, f64)| {
+            let (a, b) = c.backend_coord(&p);
+            (a - base.0, b - base.1)
+        };
+        let n = chart_spec.series.len() as f64;
+        let w = 0.8 / n;
+        let floor = y0.max(0.0).min(y1);
+        let clamp = |v: f64| v.clamp(y0, y1);
+        let mut ink = Vec::new();
+        let mut any_reference = false;
+        for (k, s) in chart_spec.series.iter().enumerate() {
+            let color = PALETTE[k % PALETTE.len()];
+            for (g, b) in s.bars.iter().enumerate() {
+                let Some(b) = b else { continue };
+                let x0 = g as f64 + 0.1 + k as f64 * w;
+                let (x1, xc) = (x0 + w, x0 + w / 2.0);
+                let rect = [(x0, floor), (x1, clamp(b.value))];
+                chart.draw_series(std::iter::once(Rectangle::new(rect, color.filled())))?;
+                chart.draw_series(std::iter::once(Rectangle::new(rect, BLACK.stroke_width(1))))?;
+                for x in [x0, xc, x1] {
+                    sample_into(
+                        &mut ink,
+                        &[px(&chart, (x, floor)), px(&chart, (x, clamp(b.value)))],
+                    );
+                }
+                if b.half_width > 0.0 {
+                    let (lo, hi) = (clamp(b.value - b.half_width), clamp(b.value + b.half_width));
+                    let cap = w / 4.0;
+                    let bar = BLACK.stroke_width(1);
+                    chart.draw_series([
+                        PathElement::new(vec![(xc, lo), (xc, hi)], bar),
+                        PathElement::new(vec![(xc - cap, lo), (xc + cap, lo)], bar),
+                        PathElement::new(vec![(xc - cap, hi), (xc + cap, hi)], bar),
+                    ])?;
+                }
+                if let Some(r) = b
+                    .reference
+                    .filter(|r| r.is_finite() && *r >= y0 && *r <= y1)
+                {
+                    any_reference = true;
+                    chart.draw_series(std::iter::once(PathElement::new(
+                        vec![(x0 - w * 0.1, r), (x1 + w * 0.1, r)],
+                        BLACK.stroke_width(3),
+                    )))?;
+                    sample_into(&mut ink, &[px(&chart, (x0, r)), px(&chart, (x1, r))]);
+                }
+            }
+        }
+        let (aw, ah) = chart.plotting_area().dim_in_pixel();
+        let (aw, ah) = (aw as i32, ah as i32);
+        let frame = PathElement::new(vec![(-1, -1), (aw, -1), (aw, ah + 1)], BLACK);
+        chart.plotting_area().strip_coord_spec().draw(&frame)?;
+        let mut entries: Vec<(String, Option<RGBColor>)> = chart_spec
+            .series
+            .iter()
+            .enumerate()
+            .map(|(k, s)| (s.name.clone(), Some(PALETTE[k % PALETTE.len()])))
+            .collect();
+        if any_reference {
+            entries.push(("document's value".to_string(), None));
+        }
+        draw_swatch_legend(&chart, &entries, &ink)?;
+        root.present()?;
+    }
+    Ok(svg)
+}
+
+/// Renders a Gantt chart as an SVG document of [`WIDTH`] × [`HEIGHT`] pixels: row 0 at the
+/// top, boxes filled by row colour (alternating shades), each labelled when its label fits.
+pub fn render_gantt_svg(g: &GanttChart) -> Result<String, PlotError> {
+    ensure_font()?;
+    let rows = g.rows.len();
+    if rows == 0 {
+        return Err(PlotError::NoData);
+    }
+    for b in &g.bars {
+        if b.row >= rows || !(b.start.is_finite() && b.end.is_finite() && b.start <= b.end) {
+            return Err(PlotError::InvalidElement(format!(
+                "Gantt box {:?} on row {} of {rows}: [{}, {}]",
+                b.label, b.row, b.start, b.end
+            )));
+        }
+    }
+    let mut times: Vec<f64> = g.bars.iter().flat_map(|b| [b.start, b.end]).collect();
+    times.push(0.0);
+    times.extend(g.marker.as_ref().map(|m| m.0).filter(|t| t.is_finite()));
+    let (x0, x1) = axis_range(Axis::X, None, Scale::Linear, times.iter().copied(), true)?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let body = titled(&root, &g.caption)?;
+        // Row 0 at the top: categorical position i holds row rows-1-i.
+        let labels: Vec<String> = g.rows.iter().rev().cloned().collect();
+        let tick_font = TextStyle::from((FONT, 15).into_font());
+        let mut label_w = 0;
+        for l in &labels {
+            label_w = label_w.max(body.estimate_text_size(l, &tick_font)?.0);
+        }
+        let mut chart = ChartBuilder::on(&body)
+            .margin_left(10)
+            .margin_right(28)
+            .margin_bottom(8)
+            .x_label_area_size(50)
+            .y_label_area_size(label_w + 36)
+            .build_cartesian_2d(
+                TickedAxis::new(x0, x1, Scale::Linear),
+                TickedAxis::categorical(&labels),
+            )?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .x_desc(g.time_label.as_str())
+            .axis_desc_style((FONT, 18))
+            .label_style(tick_font.clone())
+            .bold_line_style(RGBColor(222, 222, 222))
+            .light_line_style(RGBColor(243, 243, 243))
+            .axis_style(BLACK)
+            .set_all_tick_mark_size(5)
+            .draw()?;
+        let (aw, ah) = chart.plotting_area().dim_in_pixel();
+        let px_per_unit = f64::from(aw) / (x1 - x0);
+        let label_font =
+            TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Center, VPos::Center));
+        let mut in_row = vec![0usize; rows];
+        for b in &g.bars {
+            let y = (rows - 1 - b.row) as f64 + 0.5;
+            let shade = in_row[b.row] % 2;
+            in_row[b.row] += 1;
+            let base = PALETTE[b.row % PALETTE.len()];
+            let fill = if shade == 0 {
+                base.mix(0.35)
+            } else {
+                base.mix(0.6)
+            };
+            let rect = [(b.start, y - 0.32), (b.end, y + 0.32)];
+            chart.draw_series(std::iter::once(Rectangle::new(rect, fill.filled())))?;
+            chart.draw_series(std::iter::once(Rectangle::new(rect, BLACK.stroke_width(1))))?;
+            let text_w = body.estimate_text_size(&b.label, &label_font)?.0;
+            if f64::from(text_w) + 4.0 <= (b.end - b.start) * px_per_unit {
+                chart.draw_series(std::iter::once(Text::new(
+                    b.label.clone(),
+                    ((b.start + b.end) / 2.0, y),
+                    label_font.clone(),
+                )))?;
+            }
+        }
+        if let Some((t, label)) = &g.marker {
+            let line = RGBColor(213, 94, 0).stroke_width(2);
+            chart.draw_series(std::iter::once(DashedPathElement::new(
+                vec![(*t, 0.0), (*t, rows as f64)],
+                6,
+                4,
+                line,
+            )))?;
+            let font =
+                TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Right, VPos::Top));
+            chart.draw_series(std::iter::once(Text::new(
+                label.clone(),
+                (*t, rows as f64),
+                font,
+            )))?;
+        }
+        let (aw, ah) = (aw as i32, ah as i32);
+        let frame = PathElement::new(vec![(-1, -1), (aw, -1), (aw, ah + 1)], BLACK);
+        chart.plotting_area().strip_coord_spec().draw(&frame)?;
+        root.present()?;
+    }
+    Ok(svg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -844,5 +1259,149 @@ mod tests {
         );
         assert!(clip_polyline(&[(20.0, 20.0), (30.0, 30.0)], rect).is_empty());
         assert!(clip_polyline(&[(1.0, 1.0)], rect).is_empty());
+    }
+
+    fn bars() -> BarChart {
+        let bar = |v: f64, r: Option<f64>| {
+            Some(Bar {
+                value: v,
+                half_width: 0.05 * v,
+                reference: r,
+            })
+        };
+        BarChart {
+            caption: "Makespan by case".into(),
+            x_label: "Task case".into(),
+            y_label: "Makespan (s)".into(),
+            groups: vec!["Case I".into(), "Case II".into(), "Case III".into()],
+            series: vec![
+                BarSeries {
+                    name: "Avg-Suff".into(),
+                    bars: vec![bar(59.8, Some(39.37)), bar(4.5, None), None],
+                },
+                BarSeries {
+                    name: "Max-Min".into(),
+                    bars: vec![bar(59.7, None), bar(4.49, None), bar(22.9, None)],
+                },
+            ],
+            y_range: None,
+        }
+    }
+
+    fn gantt() -> GanttChart {
+        let b = |row: usize, start: f64, end: f64, label: &str| GanttBar {
+            row,
+            start,
+            end,
+            label: label.into(),
+        };
+        GanttChart {
+            caption: "Result of Segmented Average-Sufferage".into(),
+            time_label: "Time".into(),
+            rows: vec!["R1".into(), "R2".into(), "R3".into()],
+            bars: vec![
+                b(1, 0.0, 2.28, "t1"),
+                b(1, 2.28, 4.66, "t9"),
+                b(2, 0.0, 0.01, "t99"),
+            ],
+            marker: Some((4.66, "makespan 4.66".into())),
+        }
+    }
+
+    #[test]
+    fn bar_charts_are_deterministic_and_labelled() {
+        let a = render_bars_svg(&bars()).unwrap();
+        assert_eq!(a, render_bars_svg(&bars()).unwrap());
+        for text in [
+            "Case I",
+            "Case III",
+            "Avg-Suff",
+            "Max-Min",
+            "document",
+            "Makespan (s)",
+        ] {
+            assert!(a.contains(text), "{text}");
+        }
+        // Many long group names are drawn rotated rather than overlapping.
+        let mut many = bars();
+        many.groups = (0..12).map(|i| format!("u_c_hihi-{i}")).collect();
+        for s in &mut many.series {
+            s.bars = vec![s.bars[1]; 12];
+        }
+        let svg = render_bars_svg(&many).unwrap();
+        assert!(svg.contains("rotate"), "rotated labels");
+        let mut fixed = bars();
+        fixed.y_range = Some((0.0, 30.0));
+        render_bars_svg(&fixed).unwrap();
+    }
+
+    #[test]
+    fn bad_bar_charts_are_errors() {
+        let mut b = bars();
+        b.series[0].bars.pop();
+        assert!(matches!(
+            render_bars_svg(&b),
+            Err(PlotError::InvalidElement(_))
+        ));
+        let mut b = bars();
+        b.series[1].bars[0] = Some(Bar {
+            value: f64::NAN,
+            half_width: 0.0,
+            reference: None,
+        });
+        assert!(matches!(
+            render_bars_svg(&b),
+            Err(PlotError::InvalidElement(_))
+        ));
+        let mut b = bars();
+        b.groups.clear();
+        assert!(matches!(render_bars_svg(&b), Err(PlotError::NoData)));
+        let mut b = bars();
+        for s in &mut b.series {
+            s.bars = vec![None; 3];
+        }
+        assert!(matches!(render_bars_svg(&b), Err(PlotError::NoData)));
+    }
+
+    #[test]
+    fn gantt_charts_are_deterministic_and_labelled() {
+        let a = render_gantt_svg(&gantt()).unwrap();
+        assert_eq!(a, render_gantt_svg(&gantt()).unwrap());
+        for text in ["R1", "R3", "t1", "t9", "makespan 4.66", "Time"] {
+            assert!(a.contains(text), "{text}");
+        }
+        // A box too narrow for its label is drawn without it.
+        assert!(!a.contains(">t99<"));
+        let mut g = gantt();
+        g.bars[0].row = 3;
+        assert!(matches!(
+            render_gantt_svg(&g),
+            Err(PlotError::InvalidElement(_))
+        ));
+        let mut g = gantt();
+        g.bars[0].end = -1.0;
+        assert!(matches!(
+            render_gantt_svg(&g),
+            Err(PlotError::InvalidElement(_))
+        ));
+        let mut g = gantt();
+        g.rows.clear();
+        g.bars.clear();
+        assert!(matches!(render_gantt_svg(&g), Err(PlotError::NoData)));
+        let mut g = gantt();
+        g.bars.clear();
+        g.marker = None;
+        render_gantt_svg(&g).unwrap();
+    }
+
+    #[test]
+    fn categorical_ticks_sit_at_group_centres() {
+        let axis = TickedAxis::categorical(&["a".into(), "b".into()]);
+        assert_eq!((axis.lo, axis.hi), (0.0, 2.0));
+        assert_eq!(
+            axis.ticks.major,
+            vec![(0.5, "a".to_string()), (1.5, "b".to_string())]
+        );
+        assert_eq!(axis.ticks.label(1.4), "b");
     }
 }

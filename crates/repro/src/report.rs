@@ -7,12 +7,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::HarnessError;
-use crate::claims::{ClaimOutcome, Verdict};
+use crate::claims::{ClaimOutcome, Verdict, fmt_sig4};
 use crate::output::{self, read_runs_csv};
 use crate::papers::PAPERS;
 use crate::registry::{Experiment, Registry};
 use crate::reproduce::{Project, check_claims, summarize};
-use crate::spec::{Params, Scale};
+use crate::spec::{ColumnSpec, Params, Scale};
+use crate::table::{Lookup, SummaryTable};
 
 /// Writes the report to `out`; returns a one-line summary of the claim counts.
 pub fn write_report(
@@ -193,11 +194,19 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
         params_line(&sweep.parameters)
     )
     .ok();
+    let axis_values = match &sweep.axis.labels {
+        Some(_) => sweep
+            .axis_values(scale)
+            .iter()
+            .map(|&x| format!("{x} ({})", sweep.axis.display(x)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => fmt_values(sweep.axis_values(scale)),
+    };
     writeln!(
         t,
-        "- **Axis:** `{}` ∈ {{{}}}.",
+        "- **Axis:** `{}` ∈ {{{axis_values}}}.",
         sweep.axis.parameter,
-        fmt_values(sweep.axis_values(scale))
     )
     .ok();
     let series: Vec<String> = sweep
@@ -226,6 +235,9 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
             rel(&timing)
         )
         .ok();
+    }
+    if exp.spec.kind == "table" {
+        t.push_str(&results_table(exp, &table));
     }
     if !claims.is_empty() {
         t.push_str("| claim | verdict | the document says | checked as | measured |\n|---|---|---|---|---|\n");
@@ -275,4 +287,154 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
         scale: Some(scale),
         claims,
     })
+}
+
+/// The Markdown table of a `kind = "table"` experiment: one row per axis value, the columns of
+/// its `[table]` (default: every metric of every series) as mean ± 95% CI half-width, each
+/// followed by the document's value where the entry gives one.
+pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
+    let columns: Vec<ColumnSpec> = match &exp.spec.table {
+        Some(spec) => spec.columns.clone(),
+        None => exp
+            .spec
+            .metrics
+            .iter()
+            .filter(|m| !output::is_timing_metric(m))
+            .flat_map(|m| {
+                exp.sweep.series.iter().map(move |s| ColumnSpec {
+                    metric: m.clone(),
+                    series: s.name.clone(),
+                    label: None,
+                    reference: None,
+                })
+            })
+            .collect(),
+    };
+    let mut t = String::new();
+    let mut header = vec![escape_cell(&exp.sweep.axis.label)];
+    for c in &columns {
+        header.push(escape_cell(&c.heading()));
+        if c.reference.is_some() {
+            header.push(format!("{} (document)", escape_cell(&c.heading())));
+        }
+    }
+    writeln!(t, "| {} |", header.join(" | ")).ok();
+    writeln!(t, "|{}", "---|".repeat(header.len())).ok();
+    for x in table.xs() {
+        let mut row = vec![escape_cell(&exp.sweep.axis.display(x))];
+        for c in &columns {
+            row.push(match table.cell(&c.metric, &c.series, x) {
+                Some(cell) if cell.runs > 1 => {
+                    format!("{} ± {}", fmt_sig4(cell.mean), fmt_sig4(cell.half_width))
+                }
+                Some(cell) => fmt_sig4(cell.mean),
+                None => "—".to_string(),
+            });
+            if let Some(reference) = &c.reference {
+                let i = exp
+                    .sweep
+                    .axis
+                    .paper
+                    .iter()
+                    .position(|v| v.total_cmp(&x).is_eq());
+                row.push(
+                    i.and_then(|i| reference.get(i))
+                        .filter(|v| v.is_finite())
+                        .map_or("—".to_string(), |v| v.to_string()),
+                );
+            }
+        }
+        writeln!(t, "| {} |", row.join(" | ")).ok();
+    }
+    t.push('\n');
+    if let Some(note) = exp.spec.table.as_ref().and_then(|s| s.note.as_ref()) {
+        writeln!(t, "{note}\n").ok();
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::RunValue;
+
+    #[test]
+    fn table_experiments_render_means_cis_and_document_values() {
+        let sweep = r#"
+name = "kumar-t"
+model = "kumar-ch5"
+[axis]
+parameter = "case"
+label = "Task case"
+paper = [1, 2]
+labels = ["Case I", "Case II"]
+[[series]]
+name = "sas"
+parameters = { heuristic = "sas" }
+[[series]]
+name = "min-min"
+parameters = { heuristic = "min-min" }
+[scales.quick]
+replications = 2
+jobs = 10
+[scales.paper]
+replications = 2
+jobs = 10
+"#;
+        let entry = r#"
+id = "kumar-table-9"
+title = "t"
+kind = "table"
+caption = "c"
+sweep = "kumar-t"
+metrics = ["makespan"]
+[plot]
+metric = "makespan"
+y_label = "y"
+[table]
+note = "Units differ."
+[[table.columns]]
+metric = "makespan"
+series = "sas"
+label = "SAS | makespan"
+reference = [39.37, nan]
+[[table.columns]]
+metric = "makespan"
+series = "min-min"
+"#;
+        let registry = Registry::from_sources(&[
+            ("kumar/sweeps/t.toml", sweep),
+            ("kumar/table-9.toml", entry),
+        ])
+        .unwrap();
+        let exp = &registry.all()[0];
+        let v = |x: f64, s: &str, run: u32, value: f64| RunValue {
+            x,
+            series: s.into(),
+            run,
+            metric: "makespan".into(),
+            value,
+        };
+        let values = [
+            v(1.0, "sas", 0, 10.0),
+            v(1.0, "sas", 1, 12.0),
+            v(1.0, "min-min", 0, 11.0),
+            v(2.0, "sas", 0, 5.0),
+        ];
+        let table = summarize(exp, &values);
+        let md = results_table(exp, &table);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(
+            lines[0],
+            "| Task case | SAS \\| makespan | SAS \\| makespan (document) | makespan[min-min] |"
+        );
+        assert_eq!(lines[1], "|---|---|---|---|");
+        assert!(
+            lines[2].starts_with("| Case I | 11 ± 12.71 | 39.37 |"),
+            "{md}"
+        );
+        assert!(lines[2].ends_with("| 11 |"), "{md}");
+        assert_eq!(lines[3], "| Case II | 5 | — | — |");
+        assert!(md.contains("Units differ."));
+    }
 }

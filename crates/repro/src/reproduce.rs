@@ -6,10 +6,13 @@ use std::path::{Path, PathBuf};
 use crate::HarnessError;
 use crate::claims::ClaimOutcome;
 use crate::output::{self, MetricKind, Provenance};
-use crate::plot::{self, Figure, PlotKind, PlotPoint, PlotSeries};
+use gridsched_sim::StreamKey;
+
+use crate::model::{ParamSet, model_named};
+use crate::plot::{self, BarChart, Figure, GanttChart, PlotKind, PlotPoint, PlotSeries};
 use crate::registry::Experiment;
 use crate::runner::{self, RunOptions, SweepRun};
-use crate::spec::{Scale, ScaleSpec};
+use crate::spec::{FigureKind, Scale, ScaleSpec};
 use crate::table::{Lookup, RunValue, SummaryTable};
 
 /// Where a project's outputs live: `data/<paper>/` and `figures/<paper>/` under `root`.
@@ -119,23 +122,31 @@ pub fn reproduce(
             "--shard {k}/{n}: need 1 <= k <= n"
         )));
     }
-    let mut results = Vec::new();
+    for exp in experiments {
+        exp.spec
+            .check_views(&exp.sweep)
+            .map_err(|e| HarnessError::Spec(format!("experiments/{}: {e}", exp.source)))?;
+    }
+    // Results are computed sweep by sweep but returned in the order of `experiments` (callers
+    // zip the two), also when experiments sharing a sweep are not adjacent in that order.
+    let mut results: Vec<Option<ExperimentResult>> = vec![None; experiments.len()];
     let mut done: Vec<&str> = Vec::new();
     for exp in experiments {
         if done.contains(&exp.sweep.name.as_str()) {
             continue;
         }
         done.push(&exp.sweep.name);
-        let group: Vec<&Experiment> = experiments
+        let group: Vec<(usize, &Experiment)> = experiments
             .iter()
             .copied()
-            .filter(|e| e.sweep.name == exp.sweep.name)
+            .enumerate()
+            .filter(|(_, e)| e.sweep.name == exp.sweep.name)
             .collect();
         let mut run_opts = opts.clone();
         run_opts.journal_dir = project.map(|p| p.journal_dir(exp));
         let run = runner::run_sweep(&exp.sweep, &run_opts)?;
-        for e in group {
-            results.push(match (project, run.shard) {
+        for (i, e) in group {
+            results[i] = Some(match (project, run.shard) {
                 (Some(p), Some(shard)) => write_shard(e, &run, p, shard)?,
                 _ => finish(e, &run, project, opts.threads)?,
             });
@@ -144,7 +155,7 @@ pub fn reproduce(
             runner::discard_journal(dir, &run, &opts.overrides);
         }
     }
-    Ok(results)
+    Ok(results.into_iter().flatten().collect())
 }
 
 fn provenance(
@@ -301,32 +312,200 @@ pub fn write_outputs(
         serde_json::to_string_pretty(provenance).map_err(|e| HarnessError::Data(e.to_string()))?;
     output::write_atomic(&meta, format!("{json}\n").as_bytes())?;
     let svg = project.figure_svg(exp, scale);
-    output::write_atomic(
-        &svg,
-        plot::render_svg(&figure(exp, table, scale, size))?.as_bytes(),
-    )?;
+    output::write_atomic(&svg, render_figure(exp, table, scale, size)?.as_bytes())?;
     files.extend([summary, meta, svg]);
     Ok(files)
 }
 
-/// The plot of an experiment: its metric's means with 95% CI bars, one line per series.
-pub fn figure(exp: &Experiment, table: &SummaryTable, scale: Scale, size: ScaleSpec) -> Figure {
-    let names: Vec<String> = match &exp.spec.plot.series {
+/// The SVG of an experiment's figure, by its `plot.kind`.
+pub fn render_figure(
+    exp: &Experiment,
+    table: &SummaryTable,
+    scale: Scale,
+    size: ScaleSpec,
+) -> Result<String, HarnessError> {
+    Ok(match exp.spec.plot.kind {
+        FigureKind::Lines => plot::render_svg(&figure(exp, table, scale, size))?,
+        FigureKind::Bars => plot::render_bars_svg(&bar_chart(exp, table, scale, size))?,
+        FigureKind::Gantt => plot::render_gantt_svg(&gantt_chart(exp, scale, size)?)?,
+    })
+}
+
+/// The series an experiment plots, in legend order.
+fn plotted_series(exp: &Experiment) -> Vec<String> {
+    match &exp.spec.plot.series {
         Some(list) => list.clone(),
         None => exp.sweep.series.iter().map(|s| s.name.clone()).collect(),
+    }
+}
+
+fn series_label<'a>(exp: &'a Experiment, name: &'a str) -> &'a str {
+    exp.sweep
+        .series
+        .iter()
+        .find(|s| s.name == name)
+        .map_or(name, |s| s.label())
+}
+
+/// The axis values an experiment plots: `plot.points` (those that were run) or all.
+fn plotted_xs(exp: &Experiment, table: &SummaryTable) -> Vec<f64> {
+    let xs = table.xs();
+    match &exp.spec.plot.points {
+        Some(points) => xs
+            .into_iter()
+            .filter(|x| points.iter().any(|p| p.total_cmp(x).is_eq()))
+            .collect(),
+        None => xs,
+    }
+}
+
+fn figure_caption(exp: &Experiment, scale: Scale, detail: &str) -> String {
+    let number = exp
+        .short_id()
+        .replace("fig-", "Fig. ")
+        .replace("table-", "Table ")
+        .replace("tab-", "Table ");
+    format!(
+        "{number}. {} [gridsched, {} scale: {detail}]",
+        exp.spec.caption,
+        scale.name()
+    )
+}
+
+/// The grouped bar chart of an experiment: one group per plotted axis value (its label), one
+/// bar per plotted series, with the `[table]` reference values of the plot metric as markers.
+pub fn bar_chart(
+    exp: &Experiment,
+    table: &SummaryTable,
+    scale: Scale,
+    size: ScaleSpec,
+) -> BarChart {
+    let xs = plotted_xs(exp, table);
+    let metric = &exp.spec.plot.metric;
+    let reference = |series: &str, x: f64| -> Option<f64> {
+        let column = exp
+            .spec
+            .table
+            .as_ref()?
+            .columns
+            .iter()
+            .find(|c| &c.metric == metric && c.series == series && c.reference.is_some())?;
+        let i = exp
+            .sweep
+            .axis
+            .paper
+            .iter()
+            .position(|v| v.total_cmp(&x).is_eq())?;
+        column
+            .reference
+            .as_ref()?
+            .get(i)
+            .copied()
+            .filter(|r| r.is_finite())
     };
+    let series = plotted_series(exp)
+        .iter()
+        .map(|name| plot::BarSeries {
+            name: series_label(exp, name).to_string(),
+            bars: xs
+                .iter()
+                .map(|&x| {
+                    table.cell(metric, name, x).map(|c| plot::Bar {
+                        value: c.mean,
+                        half_width: if c.half_width.is_finite() {
+                            c.half_width
+                        } else {
+                            0.0
+                        },
+                        reference: reference(name, x),
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    BarChart {
+        caption: figure_caption(
+            exp,
+            scale,
+            &format!("{} runs x {} jobs, 95% CI", size.replications, size.jobs),
+        ),
+        x_label: exp.sweep.axis.label.clone(),
+        y_label: exp.spec.plot.y_label.clone(),
+        groups: xs.iter().map(|&x| exp.sweep.axis.display(x)).collect(),
+        series,
+        y_range: exp.spec.plot.y_range.map(|[a, b]| (a, b)),
+    }
+}
+
+/// The Gantt chart of an experiment: the model's schedule of `plot.series[0]` at
+/// `plot.points[0]`, replication 0 (parameter overrides of a sensitivity run do not apply).
+pub fn gantt_chart(
+    exp: &Experiment,
+    scale: Scale,
+    size: ScaleSpec,
+) -> Result<GanttChart, HarnessError> {
+    let sweep = &exp.sweep;
+    let bad = |m: String| HarnessError::Spec(format!("{}: {m}", exp.spec.id));
+    let name = plotted_series(exp)
+        .into_iter()
+        .next()
+        .ok_or_else(|| bad("a Gantt chart needs `plot.series`".into()))?;
+    let series = sweep
+        .series
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| bad(format!("no series `{name}`")))?;
+    let x = *exp
+        .spec
+        .plot
+        .points
+        .as_ref()
+        .and_then(|p| p.first())
+        .ok_or_else(|| bad("a Gantt chart needs `plot.points`".into()))?;
+    let model =
+        model_named(&sweep.model).ok_or_else(|| bad(format!("unknown model `{}`", sweep.model)))?;
+    let mut params = ParamSet::merged(&[&sweep.parameters, &series.parameters]);
+    params.set(&sweep.axis.parameter, toml::Value::Float(x));
+    let key = StreamKey::new(sweep.seed, &sweep.name)
+        .point(&runner::point_name(&sweep.axis.parameter, x))
+        .replication(0);
+    let gantt = model
+        .gantt(&params, &key, size.jobs)
+        .map_err(|e| HarnessError::Model(format!("{}: {e}", exp.spec.id)))?
+        .ok_or_else(|| bad(format!("model `{}` draws no Gantt chart", sweep.model)))?;
+    let makespan = gantt.bars.iter().map(|b| b.end).fold(0.0, f64::max);
+    Ok(GanttChart {
+        caption: figure_caption(
+            exp,
+            scale,
+            &format!(
+                "{}, {} = {}",
+                series.label(),
+                sweep.axis.parameter,
+                sweep.axis.display(x)
+            ),
+        ),
+        time_label: gantt.time_label,
+        rows: gantt.rows,
+        bars: gantt.bars,
+        marker: Some((
+            makespan,
+            format!("makespan {} ", crate::claims::fmt_sig4(makespan)),
+        )),
+    })
+}
+
+/// The plot of an experiment: its metric's means with 95% CI bars, one line per series.
+pub fn figure(exp: &Experiment, table: &SummaryTable, scale: Scale, size: ScaleSpec) -> Figure {
+    let names = plotted_series(exp);
+    let xs = plotted_xs(exp, table);
     let series = names
         .iter()
         .map(|name| {
-            let label = exp
-                .sweep
-                .series
+            let label = series_label(exp, name);
+            let points = xs
                 .iter()
-                .find(|s| &s.name == name)
-                .map_or(name.as_str(), |s| s.label());
-            let points = table
-                .xs()
-                .into_iter()
+                .copied()
                 .filter_map(|x| {
                     table
                         .cell(&exp.spec.plot.metric, name, x)
@@ -339,17 +518,10 @@ pub fn figure(exp: &Experiment, table: &SummaryTable, scale: Scale, size: ScaleS
             }
         })
         .collect();
-    let number = exp
-        .short_id()
-        .replace("fig-", "Fig. ")
-        .replace("table-", "Table ")
-        .replace("tab-", "Table ");
-    let caption = format!(
-        "{number}. {} [gridsched, {} scale: {} runs x {} jobs, 95% CI]",
-        exp.spec.caption,
-        scale.name(),
-        size.replications,
-        size.jobs
+    let caption = figure_caption(
+        exp,
+        scale,
+        &format!("{} runs x {} jobs, 95% CI", size.replications, size.jobs),
     );
     Figure {
         caption,
@@ -366,7 +538,7 @@ pub fn figure(exp: &Experiment, table: &SummaryTable, scale: Scale, size: ScaleS
             plot::Scale::Linear
         },
         x_range: None,
-        y_range: None,
+        y_range: exp.spec.plot.y_range.map(|[a, b]| (a, b)),
         kind: PlotKind::Lines,
         series,
     }
@@ -498,4 +670,213 @@ pub fn merge(
     let mut result = finish(exp, &run, Some(project), Some(1))?;
     result.computed = computed;
     Ok(Some(result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Registry;
+
+    const SWEEP: &str = r#"
+name = "kumar-example-test"
+model = "kumar-example"
+[axis]
+parameter = "segments"
+label = "Segments N"
+paper = [1, 2]
+labels = ["one", "two"]
+[[series]]
+name = "sas"
+label = "SAS"
+parameters = { heuristic = "sas" }
+[[series]]
+name = "sufferage"
+parameters = { heuristic = "sufferage" }
+[scales.quick]
+replications = 1
+jobs = 10
+[scales.paper]
+replications = 1
+jobs = 10
+"#;
+
+    fn registry(entry: &str) -> Registry {
+        Registry::from_sources(&[("kumar/sweeps/t.toml", SWEEP), ("kumar/x.toml", entry)]).unwrap()
+    }
+
+    fn entry(kind: &str, plot: &str) -> String {
+        format!(
+            "id = \"kumar-fig-9\"\ntitle = \"t\"\nkind = \"{kind}\"\ncaption = \"Result\"\nsweep = \"kumar-example-test\"\nmetrics = [\"makespan\"]\n[plot]\nmetric = \"makespan\"\ny_label = \"Makespan\"\n{plot}"
+        )
+    }
+
+    fn run(reg: &Registry) -> (ExperimentResult, ScaleSpec) {
+        let exp = &reg.all()[0];
+        let result = reproduce(&[exp], &RunOptions::default(), None)
+            .unwrap()
+            .remove(0);
+        let size = result.size;
+        (result, size)
+    }
+
+    #[test]
+    fn bars_use_axis_labels_points_and_references() {
+        let reg = registry(&entry(
+            "table",
+            "kind = \"bars\"\npoints = [2]\n[[table.columns]]\nmetric = \"makespan\"\nseries = \"sas\"\nreference = [nan, 6.2]\n",
+        ));
+        let (result, size) = run(&reg);
+        let exp = &reg.all()[0];
+        let chart = bar_chart(exp, &result.table, Scale::Quick, size);
+        assert_eq!(chart.groups, ["two"]);
+        assert_eq!(chart.series[0].name, "SAS");
+        let bar = chart.series[0].bars[0].unwrap();
+        assert!((bar.value - 6.2).abs() < 1e-9);
+        assert_eq!(bar.reference, Some(6.2));
+        assert_eq!(chart.series[1].bars[0].unwrap().reference, None);
+        assert!(
+            chart
+                .caption
+                .starts_with("Fig. 9. Result [gridsched, quick scale")
+        );
+        let svg = render_figure(exp, &result.table, Scale::Quick, size).unwrap();
+        assert!(svg.contains("two") && svg.contains("document"));
+    }
+
+    #[test]
+    fn gantt_charts_come_from_the_model() {
+        let reg = registry(&entry(
+            "figure",
+            "kind = \"gantt\"\nseries = [\"sas\"]\npoints = [2]\n",
+        ));
+        let (result, size) = run(&reg);
+        let exp = &reg.all()[0];
+        let chart = gantt_chart(exp, Scale::Quick, size).unwrap();
+        assert_eq!(chart.rows, ["R1", "R2", "R3", "R4"]);
+        assert_eq!(chart.bars.len(), 10);
+        let (t, label) = chart.marker.clone().unwrap();
+        assert!((t - 6.2).abs() < 1e-9, "{t}");
+        assert_eq!(label, "makespan 6.2 ");
+        assert!(
+            chart.caption.contains("SAS, segments = two"),
+            "{}",
+            chart.caption
+        );
+        let svg = render_figure(exp, &result.table, Scale::Quick, size).unwrap();
+        assert!(svg.contains("t10"));
+    }
+
+    #[test]
+    fn results_come_back_in_the_order_asked_even_when_a_sweep_is_shared() {
+        let other = r#"
+name = "kumar-example-other"
+model = "kumar-example"
+[axis]
+parameter = "segments"
+label = "N"
+paper = [2]
+[[series]]
+name = "min-min"
+parameters = { heuristic = "min-min" }
+[scales.quick]
+replications = 1
+jobs = 10
+[scales.paper]
+replications = 1
+jobs = 10
+"#;
+        let e = |id: &str, sweep: &str| {
+            format!(
+                "id = \"{id}\"\ntitle = \"t\"\nkind = \"figure\"\ncaption = \"c\"\nsweep = \"{sweep}\"\nmetrics = [\"makespan\"]\n[plot]\nmetric = \"makespan\"\ny_label = \"y\"\n"
+            )
+        };
+        let (a, b, c) = (
+            e("kumar-fig-1", "kumar-example-test"),
+            e("kumar-fig-2", "kumar-example-other"),
+            e("kumar-fig-3", "kumar-example-test"),
+        );
+        let reg = Registry::from_sources(&[
+            ("kumar/sweeps/t.toml", SWEEP),
+            ("kumar/sweeps/o.toml", other),
+            ("kumar/a.toml", &a),
+            ("kumar/b.toml", &b),
+            ("kumar/c.toml", &c),
+        ])
+        .unwrap();
+        let exps: Vec<&Experiment> = reg.all().iter().collect();
+        let results = reproduce(&exps, &RunOptions::default(), None).unwrap();
+        let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["kumar-fig-1", "kumar-fig-2", "kumar-fig-3"]);
+    }
+
+    #[test]
+    fn bar_and_gantt_outputs_are_byte_identical_on_1_and_2_threads() {
+        let ch5 = r#"
+name = "kumar-ch5-test"
+model = "kumar-ch5"
+[axis]
+parameter = "case"
+label = "Task case"
+paper = [1, 2, 3]
+labels = ["Case I", "Case II", "Case III"]
+[[series]]
+name = "sas"
+parameters = { heuristic = "sas" }
+[[series]]
+name = "max-min"
+parameters = { heuristic = "max-min" }
+[scales.quick]
+replications = 3
+jobs = 120
+[scales.paper]
+replications = 3
+jobs = 120
+"#;
+        let bars = "id = \"kumar-table-8\"\ntitle = \"t\"\nkind = \"table\"\ncaption = \"c\"\nsweep = \"kumar-ch5-test\"\nmetrics = [\"makespan\", \"utilization\"]\n[plot]\nkind = \"bars\"\nmetric = \"makespan\"\ny_label = \"y\"\n[[table.columns]]\nmetric = \"makespan\"\nseries = \"sas\"\nreference = [1.0, 2.0, 3.0]\n";
+        let gantt = entry("figure", "kind = \"gantt\"\nseries = [\"sas\"]\npoints = [2]\n");
+        let reg = Registry::from_sources(&[
+            ("kumar/sweeps/t.toml", SWEEP),
+            ("kumar/sweeps/c.toml", ch5),
+            ("kumar/bars.toml", bars),
+            ("kumar/gantt.toml", &gantt),
+        ])
+        .unwrap();
+        let exps: Vec<&Experiment> = reg.all().iter().collect();
+        let files = |threads: usize| {
+            let dir = tempfile::tempdir().unwrap();
+            let project = Project {
+                root: dir.path().to_path_buf(),
+            };
+            let opts = RunOptions {
+                threads: Some(threads),
+                ..RunOptions::default()
+            };
+            reproduce(&exps, &opts, Some(&project)).unwrap();
+            exps.iter()
+                .flat_map(|e| {
+                    [
+                        project.runs_csv(e, Scale::Quick),
+                        project.summary_csv(e, Scale::Quick),
+                        project.figure_svg(e, Scale::Quick),
+                    ]
+                })
+                .map(|p| std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+                .collect::<Vec<_>>()
+        };
+        let (one, two) = (files(1), files(2));
+        assert_eq!(one.len(), 6);
+        assert!(one == two, "outputs differ between 1 and 2 threads");
+    }
+
+    #[test]
+    fn lines_respect_points_and_invalid_views_stop_the_run() {
+        let reg = registry(&entry("figure", "points = [1]\ny_range = [5.0, 8.0]\n"));
+        let (result, size) = run(&reg);
+        let fig = figure(&reg.all()[0], &result.table, Scale::Quick, size);
+        assert!(fig.series.iter().all(|s| s.points.len() == 1));
+        assert_eq!(fig.y_range, Some((5.0, 8.0)));
+        let bad = registry(&entry("figure", "kind = \"gantt\"\n"));
+        let err = reproduce(&[&bad.all()[0]], &RunOptions::default(), None).unwrap_err();
+        assert!(err.to_string().contains("one run"), "{err}");
+    }
 }

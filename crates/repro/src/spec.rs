@@ -58,6 +58,24 @@ pub struct AxisSpec {
     /// Plot this axis on a log scale.
     #[serde(default)]
     pub log: bool,
+    /// Names of the paper axis values, one per value, for a categorical axis (`Case I`,
+    /// `u_c_hihi`, ...): plots and tables show these instead of the numbers.
+    #[serde(default)]
+    pub labels: Option<Vec<String>>,
+}
+
+impl AxisSpec {
+    /// The label of axis value `x` (its `labels` entry), if the axis is categorical.
+    pub fn label(&self, x: f64) -> Option<&str> {
+        let labels = self.labels.as_ref()?;
+        let i = self.paper.iter().position(|v| v.total_cmp(&x).is_eq())?;
+        labels.get(i).map(String::as_str)
+    }
+
+    /// The label of `x`, or the number itself.
+    pub fn display(&self, x: f64) -> String {
+        self.label(x).map_or_else(|| x.to_string(), str::to_string)
+    }
 }
 
 /// One series (curve): a name and the parameters that distinguish it.
@@ -77,6 +95,73 @@ impl SeriesSpec {
     /// The legend label.
     pub fn label(&self) -> &str {
         self.label.as_deref().unwrap_or(&self.name)
+    }
+}
+
+impl ExperimentSpec {
+    /// Checks the plot and table of an experiment against its sweep (series and metrics
+    /// exist, reference rows match the axis, a Gantt chart names one series and one point).
+    pub fn check_views(&self, sweep: &SweepSpec) -> Result<(), String> {
+        let id = &self.id;
+        let has_series = |s: &str| sweep.series.iter().any(|x| x.name == s);
+        let is_point = |x: f64| sweep.axis.paper.iter().any(|v| v.total_cmp(&x).is_eq());
+        if let Some(points) = &self.plot.points {
+            if points.is_empty() {
+                return Err(format!("{id}: `plot.points` is empty"));
+            }
+            if let Some(x) = points.iter().find(|x| !is_point(**x)) {
+                return Err(format!("{id}: plot point {x} is not a paper axis value"));
+            }
+        }
+        if let Some([lo, hi]) = self.plot.y_range
+            && !(lo.is_finite() && hi.is_finite() && lo < hi)
+        {
+            return Err(format!(
+                "{id}: `plot.y_range` must be [low, high] with low < high"
+            ));
+        }
+        if self.plot.kind == FigureKind::Gantt {
+            let one_series = self.plot.series.as_ref().is_some_and(|s| s.len() == 1);
+            let one_point = self.plot.points.as_ref().is_some_and(|p| p.len() == 1);
+            if !(one_series && one_point) {
+                return Err(format!(
+                    "{id}: a Gantt chart draws one run: give exactly one `plot.series` and one `plot.points` value"
+                ));
+            }
+        }
+        if let Some(table) = &self.table {
+            if self.kind != "table" {
+                return Err(format!("{id}: a `[table]` needs kind = \"table\""));
+            }
+            if table.columns.is_empty() {
+                return Err(format!("{id}: `[table]` has no columns"));
+            }
+            for c in &table.columns {
+                if !self.metrics.contains(&c.metric) {
+                    return Err(format!(
+                        "{id}: table column metric `{}` is not in `metrics`",
+                        c.metric
+                    ));
+                }
+                if !has_series(&c.series) {
+                    return Err(format!(
+                        "{id}: table column series `{}` is not a series of sweep `{}`",
+                        c.series, sweep.name
+                    ));
+                }
+                if let Some(r) = &c.reference
+                    && r.len() != sweep.axis.paper.len()
+                {
+                    return Err(format!(
+                        "{id}: column `{}` has {} reference values for {} paper axis values",
+                        c.heading(),
+                        r.len(),
+                        sweep.axis.paper.len()
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -124,6 +209,59 @@ pub struct ExperimentSpec {
     /// Free-form remarks shown in the report.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// For `kind = "table"`: the columns the report tabulates (default: every metric of every
+    /// series), with the document's values beside ours where it prints them.
+    #[serde(default)]
+    pub table: Option<TableSpec>,
+}
+
+/// The report table of a `kind = "table"` experiment: one row per axis value.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TableSpec {
+    pub columns: Vec<ColumnSpec>,
+    /// Shown under the table (e.g. the document's units, what "reference" means).
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// One column of a report table: a metric of a series, as mean ± 95% CI half-width.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnSpec {
+    pub metric: String,
+    pub series: String,
+    /// Column heading (default `metric[series]`).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// The document's values, one per paper axis value (`nan` where it gives none): shown in
+    /// a `(document)` column next to ours.
+    #[serde(default)]
+    pub reference: Option<Vec<f64>>,
+}
+
+impl ColumnSpec {
+    /// The column heading.
+    pub fn heading(&self) -> String {
+        self.label
+            .clone()
+            .unwrap_or_else(|| format!("{}[{}]", self.metric, self.series))
+    }
+}
+
+/// What an experiment's figure is.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum FigureKind {
+    /// One line per series over the axis, with 95% CI bars.
+    #[default]
+    Lines,
+    /// Grouped bars: one group per axis value (labelled by the axis labels), one bar per
+    /// series, 95% CI error bars, and the table's reference values as markers.
+    Bars,
+    /// The schedule of one run (`plot.series[0]` at `plot.points[0]`, replication 0) as a
+    /// Gantt chart, drawn from the model's [`Model::gantt`](crate::model::Model::gantt).
+    Gantt,
 }
 
 /// How the experiment is drawn.
@@ -137,6 +275,15 @@ pub struct PlotSpec {
     /// Series to draw, in legend order (default: all, in sweep order).
     #[serde(default)]
     pub series: Option<Vec<String>>,
+    /// `lines` (default), `bars` or `gantt`.
+    #[serde(default)]
+    pub kind: FigureKind,
+    /// Axis values to draw (default: all that were run).
+    #[serde(default)]
+    pub points: Option<Vec<f64>>,
+    /// Fixed y range `[low, high]` (default: fitted to the data, from 0 for non-negative data).
+    #[serde(default)]
+    pub y_range: Option<[f64; 2]>,
 }
 
 /// One interpretation, citing the spec section that proposes it.
@@ -232,6 +379,26 @@ impl SweepSpec {
         if names.windows(2).any(|w| w[0] == w[1]) {
             return Err(format!("sweep `{}`: duplicate series names", self.name));
         }
+        if let Some(labels) = &self.axis.labels {
+            if labels.len() != self.axis.paper.len() {
+                return Err(format!(
+                    "sweep `{}`: {} axis labels for {} paper axis values",
+                    self.name,
+                    labels.len(),
+                    self.axis.paper.len()
+                ));
+            }
+            if let Some(v) = self
+                .axis_values(Scale::Quick)
+                .iter()
+                .find(|v| self.axis.label(**v).is_none())
+            {
+                return Err(format!(
+                    "sweep `{}`: quick axis value {v} is not a labelled paper value",
+                    self.name
+                ));
+            }
+        }
         if self.parameters.contains_key(&self.axis.parameter) {
             return Err(format!(
                 "sweep `{}`: `{}` is both a fixed parameter and the axis",
@@ -239,5 +406,130 @@ impl SweepSpec {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SWEEP: &str = r#"
+name = "s"
+model = "kumar-ch5"
+[axis]
+parameter = "case"
+label = "Task case"
+paper = [1, 2, 3]
+quick = [1, 3]
+labels = ["Case I", "Case II", "Case III"]
+[[series]]
+name = "sas"
+parameters = { heuristic = "sas" }
+[scales.quick]
+replications = 2
+jobs = 10
+[scales.paper]
+replications = 3
+jobs = 10
+"#;
+
+    fn sweep() -> SweepSpec {
+        toml::from_str(SWEEP).unwrap()
+    }
+
+    fn experiment(extra: &str) -> ExperimentSpec {
+        toml::from_str(&format!(
+            "id = \"kumar-x\"\ntitle = \"t\"\nkind = \"table\"\ncaption = \"c\"\nsweep = \"s\"\nmetrics = [\"makespan\"]\n{extra}"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn categorical_axis_labels() {
+        let s = sweep();
+        s.validate().unwrap();
+        assert_eq!(s.axis.label(2.0), Some("Case II"));
+        assert_eq!(s.axis.display(3.0), "Case III");
+        assert_eq!(s.axis.label(4.0), None);
+        let mut bad = s.clone();
+        bad.axis.labels = Some(vec!["only one".into()]);
+        assert!(bad.validate().unwrap_err().contains("1 axis labels for 3"));
+        let mut bad = s.clone();
+        bad.axis.quick = Some(vec![1.5]);
+        assert!(
+            bad.validate()
+                .unwrap_err()
+                .contains("not a labelled paper value")
+        );
+        let plain: SweepSpec = toml::from_str(
+            &SWEEP.replace("labels = [\"Case I\", \"Case II\", \"Case III\"]\n", ""),
+        )
+        .unwrap();
+        assert_eq!(plain.axis.display(2.0), "2");
+    }
+
+    #[test]
+    fn plot_kinds_points_and_tables_parse_and_check() {
+        let s = sweep();
+        let e = experiment(
+            r#"
+[plot]
+kind = "bars"
+metric = "makespan"
+y_label = "y"
+points = [2]
+y_range = [0.5, 1.0]
+[table]
+note = "n"
+[[table.columns]]
+metric = "makespan"
+series = "sas"
+reference = [39.37, nan, 42.99]
+"#,
+        );
+        assert_eq!(e.plot.kind, FigureKind::Bars);
+        assert_eq!(e.plot.y_range, Some([0.5, 1.0]));
+        let t = e.table.as_ref().unwrap();
+        assert_eq!(t.columns[0].heading(), "makespan[sas]");
+        assert!(t.columns[0].reference.as_ref().unwrap()[1].is_nan());
+        e.check_views(&s).unwrap();
+        // Defaults: lines, no points, no table.
+        let plain = experiment("[plot]\nmetric = \"makespan\"\ny_label = \"y\"\n");
+        assert_eq!(plain.plot.kind, FigureKind::Lines);
+        plain.check_views(&s).unwrap();
+        assert!(
+            toml::from_str::<PlotSpec>("metric = \"m\"\ny_label = \"y\"\nkind = \"pie\"").is_err()
+        );
+    }
+
+    #[test]
+    fn bad_views_are_rejected() {
+        let s = sweep();
+        let err = |extra: &str| experiment(extra).check_views(&s).unwrap_err();
+        let plot = "[plot]\nmetric = \"makespan\"\ny_label = \"y\"\n";
+        assert!(err(&format!("{plot}points = [7]")).contains("not a paper axis value"));
+        assert!(err(&format!("{plot}points = []")).contains("empty"));
+        assert!(err(&format!("{plot}y_range = [1.0, 0.0]")).contains("low < high"));
+        assert!(err(&format!("{plot}kind = \"gantt\"\nseries = [\"sas\"]")).contains("one run"));
+        let column = |c: &str| format!("{plot}[[table.columns]]\n{c}");
+        assert!(
+            err(&column("metric = \"flowtime\"\nseries = \"sas\"")).contains("not in `metrics`")
+        );
+        assert!(err(&column("metric = \"makespan\"\nseries = \"x\"")).contains("not a series"));
+        assert!(
+            err(&column(
+                "metric = \"makespan\"\nseries = \"sas\"\nreference = [1.0]"
+            ))
+            .contains("1 reference values for 3")
+        );
+        assert!(err(&format!("{plot}[table]\ncolumns = []")).contains("no columns"));
+        let mut figure = experiment(&column("metric = \"makespan\"\nseries = \"sas\""));
+        figure.kind = "figure".into();
+        assert!(
+            figure
+                .check_views(&s)
+                .unwrap_err()
+                .contains("kind = \"table\"")
+        );
     }
 }

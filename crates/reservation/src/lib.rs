@@ -34,4 +34,5 @@ pub fn run(
     }
     Ok(())
 }
+pub mod coalloc;
 pub mod hetero;

@@ -2,3 +2,4 @@
 
 pub mod castillo_ch3;
 pub mod castillo_ch4;
+pub mod kumar;
