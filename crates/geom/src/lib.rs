@@ -39,5 +39,5 @@ pub use strip::{StripGeometry, StripId};
 pub use strips::{
     EndStripIndex, GlobalEndIndex, GlobalStartIndex, StartStripIndex, TreeConfig, TreeIndex,
 };
-pub mod hetero;
 pub mod coalloc;
+pub mod hetero;

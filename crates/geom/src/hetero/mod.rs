@@ -45,6 +45,7 @@
 //! performs (list elements examined; tree nodes of the thesis's search visited), which is the
 //! deterministic stand-in for running time.
 
+mod blocks;
 pub mod implicit;
 mod lists;
 pub mod literal;
@@ -54,7 +55,7 @@ mod treap;
 pub use implicit::failed_dual_visits;
 pub use implicit::{ImplicitGroup, dual_split, marked_groups, primal_search};
 pub use lists::{RateClassLists, StartOrderedList};
-pub use primal_dual::{ENUMERATION_BUDGET, PrimalDualTrees};
+pub use primal_dual::PrimalDualTrees;
 
 use std::cmp::Ordering;
 use std::fmt;

@@ -32,61 +32,64 @@
 //! # The structures (per class)
 //!
 //! - **Primal order**: a treap by (start, server) with subtree count, latest end and largest
-//!   capacity. It answers `k` (rank of the latest start), position → period, and `i` (the first
-//!   feasible period in start order: a descent that skips subtrees whose latest end or largest
-//!   capacity already fails; a subtree left of the ready time that passes the end test always
-//!   holds a feasible period, so only the `O(log V)` subtrees straddling the ready time can
-//!   mislead it).
-//! - **Direct group search** (the common case): the answer only involves `U`'s *dual-feasible*
-//!   periods `F` (those with `end >= r + l/μ`: ranks `p..m`), since `q >= p` and the answer's
-//!   ranks are `>= p`. `F` is collected from the primal order, skipping subtrees whose latest
-//!   end fails, in `O(|F| log V)`; then `p = m − |F|`, `q` is the latest-ending
+//!   capacity. It answers `i` (the first feasible period in start order and its position: a
+//!   descent that skips subtrees whose latest end or largest capacity already fails; a subtree
+//!   left of the ready time that passes the end test always holds a feasible period, so only
+//!   the `O(log V)` subtrees straddling the ready time can mislead it).
+//! - **Start-ordered blocks** ([`blocks`](super::blocks)): the same periods cut into blocks of
+//!   32–128 consecutive periods in (start, server) order, each block also sorted by (end,
+//!   server). They answer `k` (rank of the latest start) and position → period by a binary
+//!   search over the blocks' last keys and a short scan of the block sizes, and they carry the
+//!   **direct group search**: the answer only involves `U`'s *dual-feasible* periods `F`
+//!   (those with `end >= r + l/μ`: ranks `p..m`), since `q >= p` and the answer's ranks are
+//!   `>= p`. A block lying wholly inside `U` hands over its part of `F` as one contiguous slice
+//!   (the suffix of its end-ordered copy from the first end `>= r + l/μ`), the two boundary
+//!   blocks filter that suffix by start; then `p = m − |F|`, `q` is the latest-ending
 //!   capacity-feasible period of `F`, and the answer is the maximum-capacity period among the
 //!   `m − a` latest-ending periods of `F` (linear-time selection). When `U` lies before the
 //!   job's earliest end (the usual case), every period of `F` covers
 //!   `[max start of U, r + l/μ)`, so `|F|` is at most the number of servers of the class,
 //!   whatever the look-ahead.
-//! - **Dual range tree** (the guarantee, used when `|F|` exceeds the budget
-//!   `max(`[`ENUMERATION_BUDGET`]`, 8 ⌈log2 V_h⌉²)`): a treap by (end, server) — the dual order
-//!   — whose every node owns a secondary treap of its subtree's periods by (start, server) with
-//!   count and maximum-capacity period. Since `U` is a range of start keys, "count `U`'s periods with end
+//! - **Dual range tree** (opt-in, [`PrimalDualTrees::with_enumeration_budget`]: used when `|F|`
+//!   exceeds the budget): a treap by (end, server) — the dual order — whose every node owns a
+//!   secondary treap of its subtree's periods by (start, server) with count and
+//!   maximum-capacity period. Since `U` is a range of start keys, "count `U`'s periods with end
 //!   below `x`", "the largest end in `U` with capacity `>= l`" and "the maximum-capacity period
 //!   of `U` among dual ranks `>= a`" are each one descent of the primary with one secondary
-//!   range fold per level: `O(log² V)`. A rotation hands the rotated node's secondary to the node
-//!   that takes its place (same set) and rebuilds the other from its children in linear time;
-//!   priorities are hashes of the keys, so shapes never depend on history and the expected
-//!   rebuild work per update is `O(log V)`. The tree is brought up to date lazily: changes are
-//!   logged and replayed (or the tree is rebuilt in `O(V log V)` when the log outgrows a
-//!   quarter of the class) only when a search needs it.
+//!   range fold per level: `O(log² V)`. A rotation hands the rotated node's secondary to the
+//!   node that takes its place (same set) and rebuilds the other from its children in linear
+//!   time; priorities are hashes of the keys, so shapes never depend on history. The tree is
+//!   brought up to date lazily: changes are logged and replayed (or the tree is rebuilt in
+//!   `O(V log V)` when the log outgrows a quarter of the class) only when a search needs it.
+//!   Its `O(V log V)` pointer-linked nodes make every update and catch-up a string of cache
+//!   misses: measured on the chapter-4 workload it costs 0.3–0.4 ms per decision at
+//!   `V` ≈ 1.4·10⁴–4.6·10⁴, against a few µs for the blocks, so it is no longer used by
+//!   default (it used to take over beyond `max(256, 8 log² V_h)` dual-feasible periods); the
+//!   tests keep it as a second, independent implementation of the group search.
 //!
 //! # Costs
 //!
-//! Per class searched: `O(log V_h)` for `k`, expected `O(log V_h)` for `i`, then either
-//! `O(|F| log V_h)` with `|F| <= 8 ⌈log2 V_h⌉²` (direct search) or `O(log² V_h)` plus the
-//! catch-up of the range tree (amortized `O(log² V_h)` per logged change). Per update:
-//! `O(log V_h)` expected, plus the logged change. Memory: `O(V_h)` for the primal order, `O(V_h log V_h)` for the range tree
-//! once built. The [operation count](super::RatedIndex::operations) is not this structure's
+//! Per class searched: `O(log V_h)` expected for `i` (treap), `O(log V_h + V_h / B)` for `k` and
+//! the group's bounds (`B` ≈ 32–128: the block sizes are summed, 4 bytes each), then
+//! `O((m / B) + |F|)` for the group — a binary search for the first block of `U`, a backward
+//! walk (then a binary search) per block of `U`, and linear passes over the gathered `F`, all
+//! on contiguous memory. `|F|` is at most the number of servers of the class in the usual case;
+//! the group search is therefore *not* polylogarithmic in the servers per class, but it runs
+//! at memory-streaming speed instead of one cache miss per treap node. Per update: `O(log V_h)`
+//! expected for the treap plus `O(B)` (two sorted-vector insertions or removals in one block;
+//! a split or merge every `Θ(B)` updates of a block). Memory: `O(V_h)`.
+//!
+//! The [operation count](super::RatedIndex::operations) is not this structure's
 //! work but the pseudo-code's: primal nodes visited, a failed dual descent in every node marked
 //! before `U` (charged its height plus one), and the dual nodes the successful descent visits —
 //! a deterministic function of the live set.
 
 use std::cmp::Ordering;
 
+use super::blocks::StartBlocks;
 use super::implicit::{dual_split, failed_dual_visits, primal_search};
 use super::treap::{Aggregate, NIL, Treap, end_priority};
 use super::{ClassOrder, PlusPick, RateClasses, RatedIndex, RatedPeriod, RatedWindow};
-
-/// Smallest number of dual-feasible periods the direct search of a group may collect before
-/// it falls back to the dual range tree (both give the same answer). The default budget of a
-/// class of `V_h` periods is `max(ENUMERATION_BUDGET, 8 ⌈log2 V_h⌉²)`, so the direct search
-/// costs `O(log³ V_h)` at worst.
-pub const ENUMERATION_BUDGET: usize = 256;
-
-/// The default budget of the direct search for a class of `v` periods.
-fn default_budget(v: usize) -> usize {
-    let log = (usize::BITS - v.leading_zeros()) as usize;
-    ENUMERATION_BUDGET.max(8 * log * log)
-}
 
 /// Primal-order aggregate: count, latest end, largest capacity.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -591,10 +594,14 @@ enum Pending {
 struct ClassTree {
     starts: Treap<StartAgg>,
     root: u32,
+    /// The same periods in start-ordered blocks with end-ordered copies (the direct search).
+    blocks: StartBlocks,
     dual: DualRangeTree,
     /// Changes not yet applied to `dual`.
     pending: Vec<Pending>,
-    /// `dual` must be rebuilt from the primal order (the log grew past its size).
+    /// `dual` must be rebuilt from the primal order (the log grew past its size, or no search
+    /// has needed the range tree yet: nothing is logged until one does, so a class that never
+    /// falls back to it pays nothing for it).
     stale: bool,
 }
 
@@ -603,9 +610,10 @@ impl ClassTree {
         ClassTree {
             starts: Treap::default(),
             root: NIL,
+            blocks: StartBlocks::default(),
             dual: DualRangeTree::new(),
             pending: Vec::new(),
-            stale: false,
+            stale: true,
         }
     }
 
@@ -627,6 +635,7 @@ impl ClassTree {
 
     fn insert(&mut self, p: RatedPeriod) {
         self.root = self.starts.insert(self.root, p);
+        self.blocks.insert(p);
         self.log(Pending::Insert(p));
     }
 
@@ -635,6 +644,8 @@ impl ClassTree {
         self.root = root;
         match found {
             Some(stored) => {
+                let ok = self.blocks.remove(&stored);
+                debug_assert!(ok, "the treap and the blocks disagree on {stored}");
                 self.log(Pending::Remove(stored));
                 true
             }
@@ -662,37 +673,6 @@ impl ClassTree {
             }
         }
         self.pending.clear();
-    }
-
-    /// Number of periods with `start <= latest_start`.
-    fn rank_le(&self, latest_start: f64) -> usize {
-        let (mut x, mut acc) = (self.root, 0usize);
-        while x != NIL {
-            if self.starts.key(x).start <= latest_start {
-                acc += self.starts.agg(self.starts.left(x)).count as usize + 1;
-                x = self.starts.right(x);
-            } else {
-                x = self.starts.left(x);
-            }
-        }
-        acc
-    }
-
-    /// The period at position `i` in start order.
-    fn select(&self, mut i: usize) -> RatedPeriod {
-        let mut x = self.root;
-        loop {
-            let l = self.starts.left(x);
-            let cl = self.starts.agg(l).count as usize;
-            match i.cmp(&cl) {
-                Ordering::Less => x = l,
-                Ordering::Equal => return *self.starts.key(x),
-                Ordering::Greater => {
-                    i -= cl + 1;
-                    x = self.starts.right(x);
-                }
-            }
-        }
     }
 
     /// The first feasible period in start order and its position.
@@ -731,7 +711,8 @@ pub struct PrimalDualTrees {
     classes: RateClasses,
     order: ClassOrder,
     pick: PlusPick,
-    /// Fixed budget of the direct search (`None`: [`default_budget`] of the class size).
+    /// Largest `|F|` the direct (blocks) search of a group gathers before it falls back to the
+    /// dual range tree (`None`: no limit, the range tree is never used).
     budget: Option<usize>,
     trees: Vec<ClassTree>,
     operations: u64,
@@ -753,9 +734,9 @@ impl PrimalDualTrees {
         }
     }
 
-    /// Lets the direct search of a group collect at most `n` dual-feasible periods before it
-    /// falls back to the dual range tree (default: `max(`[`ENUMERATION_BUDGET`]`, 8 ⌈log2
-    /// V_h⌉²)`; `0` always uses the range tree). The choice never changes, only the speed.
+    /// Lets the direct search of a group gather at most `n` dual-feasible periods before it
+    /// falls back to the dual range tree (default: no limit, the range tree is never used; `0`
+    /// always uses the range tree). The choice never changes, only the speed.
     pub fn with_enumeration_budget(mut self, n: usize) -> Self {
         self.budget = Some(n);
         self
@@ -788,19 +769,18 @@ impl PrimalDualTrees {
         }
         let t = &self.trees[h];
         let u = StartRange {
-            lo: t.select(lo),
-            hi: t.select(hi),
+            lo: t.blocks.select(lo),
+            hi: t.blocks.select(hi),
         };
         // Direct search: the group's dual-feasible periods (end >= r + l/μ), found through the
         // primal order's latest-end summaries. Every rank the descent can return is among them.
         let mut f = std::mem::take(&mut self.scratch);
         f.clear();
-        let complete = t.starts.collect_where(
-            t.root,
-            &(u.lo, u.hi),
-            &|a: &StartAgg| a.max_end >= w.earliest_end,
-            &|p: &RatedPeriod| p.end >= w.earliest_end,
-            self.budget.unwrap_or_else(|| default_budget(t.len())),
+        let complete = t.blocks.gather(
+            &u.lo,
+            &u.hi,
+            w.earliest_end,
+            self.budget.unwrap_or(usize::MAX),
             &mut f,
         );
         let out = if complete {
@@ -909,7 +889,7 @@ impl RatedIndex for PrimalDualTrees {
             if v == 0 {
                 continue;
             }
-            let k = t.rank_le(w.latest_start);
+            let k = t.blocks.rank_le(w.latest_start);
             let hit = if k == 0 { None } else { t.first_feasible(&w) };
             let (group, ops) = primal_search(v, k, hit.map(|(i, _)| i));
             self.operations += ops;

@@ -318,41 +318,6 @@ impl<A: Aggregate> Treap<A> {
         }
     }
 
-    /// Appends to `out` the keys `lo <= key <= hi` (`bounds = (lo, hi)`) that satisfy `pred`, in
-    /// key order, skipping
-    /// every subtree whose aggregate fails `may_hold` (which must be true whenever the subtree
-    /// holds a key satisfying `pred`). Stops and returns `false` as soon as `out` would exceed
-    /// `limit` keys.
-    pub(crate) fn collect_where(
-        &self,
-        id: u32,
-        bounds: &(RatedPeriod, RatedPeriod),
-        may_hold: &impl Fn(&A) -> bool,
-        pred: &impl Fn(&RatedPeriod) -> bool,
-        limit: usize,
-        out: &mut Vec<RatedPeriod>,
-    ) -> bool {
-        if id == NIL || !may_hold(&self.nodes[id as usize].agg) {
-            return true;
-        }
-        let k = self.key(id);
-        let ge_lo = k.cmp_start(&bounds.0) != Ordering::Less;
-        let le_hi = k.cmp_start(&bounds.1) != Ordering::Greater;
-        if ge_lo && !self.collect_where(self.left(id), bounds, may_hold, pred, limit, out) {
-            return false;
-        }
-        if ge_lo && le_hi && pred(k) {
-            if out.len() == limit {
-                return false;
-            }
-            out.push(*k);
-        }
-        if le_hi {
-            return self.collect_where(self.right(id), bounds, may_hold, pred, limit, out);
-        }
-        true
-    }
-
     /// Frees every node of the tree.
     pub(crate) fn free_tree(&mut self, root: u32) {
         if root == NIL {

@@ -1,0 +1,386 @@
+//! The periods of one rate class in (start, server) order, cut into blocks of a few hundred,
+//! each block also kept in (end, server) order: FF-HA+'s direct group search.
+//!
+//! FF-HA+'s answer inside the answering group `U` (a range of start keys) depends only on
+//! `U`'s *dual-feasible* periods `F` (`end >= r + l/μ`; see [`super::primal_dual`]). A treap
+//! walk collects `F` in `O(|F| log V)` pointer chases, and `|F|` grows with the servers of the
+//! class (at most one per server when `U` lies before the job's earliest end, but that is
+//! thousands at n = 10⁴). Here every block of `U` that lies wholly inside the range hands over
+//! its `F` as one contiguous slice — the suffix of its end-ordered copy from the first end
+//! `>= r + l/μ`, found by binary search — and the (at most two) boundary blocks filter that
+//! suffix by start. Gathering `F` costs `O(m/B · log B + |F|)` *sequential* work for a group of
+//! `m` periods and blocks of `B`, instead of `O(|F| log V)` cache misses.
+//!
+//! Blocks hold between [`MIN_BLOCK`] and [`MAX_BLOCK`] periods (the last one possibly fewer);
+//! an update is a binary search over the blocks' last keys plus an `O(B)` insertion or removal
+//! in two sorted vectors; a block that grows past [`MAX_BLOCK`] splits in two, one that shrinks
+//! below [`MIN_BLOCK`] merges with a neighbour (and splits again if the result is too large).
+//! Nothing here decides anything: the set is the class's live set, the order is total, so the
+//! gathered `F` is the same set whatever the block boundaries.
+
+use std::cmp::Ordering;
+
+use super::RatedPeriod;
+
+/// A block splits when it holds more than this many periods.
+pub(crate) const MAX_BLOCK: usize = 128;
+/// A block merges with a neighbour when it holds fewer than this many periods.
+pub(crate) const MIN_BLOCK: usize = 32;
+
+#[derive(Debug, Clone, Default)]
+struct Block {
+    /// Sorted by (start, server); never empty.
+    by_start: Vec<RatedPeriod>,
+    /// The same periods sorted by (end, server).
+    by_end: Vec<RatedPeriod>,
+}
+
+/// Start-ordered blocks with end-ordered copies (see the [module docs](self)).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StartBlocks {
+    blocks: Vec<Block>,
+    /// The largest (start, server) key of each block.
+    lasts: Vec<RatedPeriod>,
+    /// The number of periods of each block (summed on the fly for ranks: a short sequential
+    /// scan, cheaper than keeping prefix sums current).
+    counts: Vec<u32>,
+    len: usize,
+}
+
+/// The number of periods at the end of `by_end` (sorted by end) whose end is `>=
+/// earliest_end`. Dual-feasible periods are usually a short suffix of a block, so the suffix
+/// is walked backwards (the cache lines the caller copies next) before a binary search takes
+/// over.
+#[inline]
+fn suffix_from(by_end: &[RatedPeriod], earliest_end: f64) -> usize {
+    const WALK: usize = 16;
+    let mut k = by_end.len();
+    let stop = k.saturating_sub(WALK);
+    while k > stop {
+        if by_end[k - 1].end < earliest_end {
+            return k;
+        }
+        k -= 1;
+    }
+    by_end[..k].partition_point(|x| x.end < earliest_end)
+}
+
+#[inline]
+fn before(a: &RatedPeriod, b: &RatedPeriod) -> bool {
+    a.cmp_start(b) == Ordering::Less
+}
+
+impl StartBlocks {
+    /// The block that holds (or would hold) `key`: the first whose last key is `>= key`, else
+    /// the last block.
+    #[inline]
+    fn block_of(&self, key: &RatedPeriod) -> usize {
+        let b = self.lasts.partition_point(|l| before(l, key));
+        b.min(self.blocks.len().saturating_sub(1))
+    }
+
+    /// Adds `p` (its (start, server) must not be present).
+    pub(crate) fn insert(&mut self, p: RatedPeriod) {
+        self.len += 1;
+        if self.blocks.is_empty() {
+            self.blocks.push(Block {
+                by_start: vec![p],
+                by_end: vec![p],
+            });
+            self.lasts.push(p);
+            self.counts.push(1);
+            return;
+        }
+        let b = self.block_of(&p);
+        self.counts[b] += 1;
+        let blk = &mut self.blocks[b];
+        let i = blk.by_start.partition_point(|x| before(x, &p));
+        debug_assert!(
+            blk.by_start
+                .get(i)
+                .is_none_or(|x| x.cmp_start(&p) != Ordering::Equal),
+            "duplicate period {p}"
+        );
+        blk.by_start.insert(i, p);
+        let j = blk
+            .by_end
+            .partition_point(|x| x.cmp_end(&p) == Ordering::Less);
+        blk.by_end.insert(j, p);
+        self.lasts[b] = *blk.by_start.last().expect("non-empty block");
+        if blk.by_start.len() > MAX_BLOCK {
+            self.split(b);
+        }
+    }
+
+    /// Removes the period with `p`'s (start, server); returns whether it was there.
+    pub(crate) fn remove(&mut self, p: &RatedPeriod) -> bool {
+        if self.blocks.is_empty() {
+            return false;
+        }
+        let b = self.block_of(p);
+        let blk = &mut self.blocks[b];
+        let i = blk.by_start.partition_point(|x| before(x, p));
+        if blk
+            .by_start
+            .get(i)
+            .is_none_or(|x| x.cmp_start(p) != Ordering::Equal)
+        {
+            return false;
+        }
+        let stored = blk.by_start.remove(i);
+        let j = blk
+            .by_end
+            .partition_point(|x| x.cmp_end(&stored) == Ordering::Less);
+        debug_assert!(
+            blk.by_end
+                .get(j)
+                .is_some_and(|x| x.cmp_start(&stored) == Ordering::Equal),
+            "start and end orders of a block disagree on {stored}"
+        );
+        blk.by_end.remove(j);
+        self.len -= 1;
+        self.counts[b] -= 1;
+        match blk.by_start.last() {
+            None => {
+                self.blocks.remove(b);
+                self.lasts.remove(b);
+                self.counts.remove(b);
+            }
+            Some(last) => {
+                self.lasts[b] = *last;
+                if blk.by_start.len() < MIN_BLOCK && self.blocks.len() > 1 {
+                    self.merge(if b + 1 < self.blocks.len() { b } else { b - 1 });
+                }
+            }
+        }
+        true
+    }
+
+    /// Splits block `b` into two halves.
+    fn split(&mut self, b: usize) {
+        let blk = &mut self.blocks[b];
+        let right = blk.by_start.split_off(blk.by_start.len() / 2);
+        let pivot = *blk.by_start.last().expect("non-empty half");
+        let (left_end, right_end): (Vec<RatedPeriod>, Vec<RatedPeriod>) = blk
+            .by_end
+            .iter()
+            .partition(|x| x.cmp_start(&pivot) != Ordering::Greater);
+        blk.by_end = left_end;
+        let right_last = *right.last().expect("non-empty half");
+        self.lasts[b] = pivot;
+        self.counts[b] = blk.by_start.len() as u32;
+        self.counts.insert(b + 1, right.len() as u32);
+        self.blocks.insert(
+            b + 1,
+            Block {
+                by_start: right,
+                by_end: right_end,
+            },
+        );
+        self.lasts.insert(b + 1, right_last);
+    }
+
+    /// Merges blocks `b` and `b + 1` (and splits the result again if it is too large).
+    fn merge(&mut self, b: usize) {
+        let right = self.blocks.remove(b + 1);
+        self.lasts.remove(b + 1);
+        self.counts.remove(b + 1);
+        let blk = &mut self.blocks[b];
+        blk.by_start.extend_from_slice(&right.by_start);
+        let mut by_end = Vec::with_capacity(blk.by_end.len() + right.by_end.len());
+        let (l, r) = (&blk.by_end, &right.by_end);
+        let (mut i, mut j) = (0, 0);
+        while i < l.len() && j < r.len() {
+            if l[i].cmp_end(&r[j]) == Ordering::Less {
+                by_end.push(l[i]);
+                i += 1;
+            } else {
+                by_end.push(r[j]);
+                j += 1;
+            }
+        }
+        by_end.extend_from_slice(&l[i..]);
+        by_end.extend_from_slice(&r[j..]);
+        blk.by_end = by_end;
+        self.lasts[b] = *blk.by_start.last().expect("non-empty block");
+        self.counts[b] = blk.by_start.len() as u32;
+        if blk.by_start.len() > MAX_BLOCK {
+            self.split(b);
+        }
+    }
+
+    /// Number of periods with `start <= latest_start`.
+    pub(crate) fn rank_le(&self, latest_start: f64) -> usize {
+        let b = self.lasts.partition_point(|l| l.start <= latest_start);
+        let before: usize = self.counts[..b].iter().map(|&c| c as usize).sum();
+        before
+            + self.blocks.get(b).map_or(0, |blk| {
+                blk.by_start.partition_point(|x| x.start <= latest_start)
+            })
+    }
+
+    /// The period at position `i` in start order (`i < len`).
+    pub(crate) fn select(&self, mut i: usize) -> RatedPeriod {
+        for (b, &c) in self.counts.iter().enumerate() {
+            let c = c as usize;
+            if i < c {
+                return self.blocks[b].by_start[i];
+            }
+            i -= c;
+        }
+        panic!("position {i} past the end");
+    }
+
+    /// Appends to `out` every period with `lo <= (start, server) <= hi` and
+    /// `end >= earliest_end` (in no particular order). Stops and returns `false` as soon as
+    /// `out` would exceed `limit` periods.
+    pub(crate) fn gather(
+        &self,
+        lo: &RatedPeriod,
+        hi: &RatedPeriod,
+        earliest_end: f64,
+        limit: usize,
+        out: &mut Vec<RatedPeriod>,
+    ) -> bool {
+        let first = self.lasts.partition_point(|l| before(l, lo));
+        for (blk, last) in self.blocks[first..].iter().zip(&self.lasts[first..]) {
+            let head = &blk.by_start[0];
+            if hi.cmp_start(head) == Ordering::Less {
+                break;
+            }
+            let tail = &blk.by_end[suffix_from(&blk.by_end, earliest_end)..];
+            if !before(head, lo) && !before(hi, last) {
+                if out.len() + tail.len() > limit {
+                    return false;
+                }
+                out.extend_from_slice(tail);
+            } else {
+                for x in tail {
+                    if !before(x, lo) && !before(hi, x) {
+                        if out.len() == limit {
+                            return false;
+                        }
+                        out.push(*x);
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Checks the invariants; returns the periods in start order. For tests.
+    #[cfg(test)]
+    pub(crate) fn check(&self) -> Vec<RatedPeriod> {
+        let mut all = Vec::new();
+        assert_eq!(self.blocks.len(), self.lasts.len());
+        assert_eq!(self.blocks.len(), self.counts.len());
+        for (i, (blk, last)) in self.blocks.iter().zip(&self.lasts).enumerate() {
+            assert!(!blk.by_start.is_empty());
+            assert!(blk.by_start.len() <= MAX_BLOCK);
+            assert!(
+                blk.by_start.len() >= MIN_BLOCK || self.blocks.len() == 1,
+                "block {i}"
+            );
+            assert_eq!(blk.by_start.last(), Some(last));
+            assert_eq!(blk.by_start.len(), self.counts[i] as usize);
+            assert!(blk.by_start.windows(2).all(|w| before(&w[0], &w[1])));
+            assert!(
+                blk.by_end
+                    .windows(2)
+                    .all(|w| w[0].cmp_end(&w[1]) == Ordering::Less)
+            );
+            let mut e = blk.by_end.clone();
+            e.sort_by(RatedPeriod::cmp_start);
+            assert_eq!(e, blk.by_start);
+            all.extend_from_slice(&blk.by_start);
+        }
+        assert!(all.windows(2).all(|w| before(&w[0], &w[1])));
+        assert_eq!(all.len(), self.len);
+        all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn period(start: f64, end: f64, server: u32) -> RatedPeriod {
+        RatedPeriod::new(start, end, server, 0, 0.5)
+    }
+
+    /// Inserts, removals, splits and merges against a sorted vector; gathers against a filter.
+    #[test]
+    fn blocks_match_a_sorted_vector() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut blocks = StartBlocks::default();
+        let mut live: Vec<RatedPeriod> = Vec::new();
+        for step in 0..20_000u32 {
+            // Grow to ~3,000 periods, shrink to ~100, grow again: splits and merges.
+            let target = if (step / 5_000) % 2 == 0 { 3_000 } else { 100 };
+            let remove = !live.is_empty() && (live.len() > target || next() % 4 == 0);
+            if remove {
+                let i = (next() % live.len() as u64) as usize;
+                let p = live.swap_remove(i);
+                assert!(blocks.remove(&p));
+                assert!(!blocks.remove(&p));
+            } else {
+                let s = (next() % 2_000) as f64 / 4.0;
+                let e = if next() % 10 == 0 {
+                    f64::INFINITY
+                } else {
+                    s + 0.25 + (next() % 400) as f64 / 4.0
+                };
+                let p = period(s, e, step);
+                blocks.insert(p);
+                live.push(p);
+            }
+            if step % 499 == 0 {
+                let mut sorted = live.clone();
+                sorted.sort_by(RatedPeriod::cmp_start);
+                assert_eq!(blocks.check(), sorted);
+                if sorted.is_empty() {
+                    continue;
+                }
+                for _ in 0..20 {
+                    let i = (next() % sorted.len() as u64) as usize;
+                    assert_eq!(blocks.select(i), sorted[i]);
+                    let t = (next() % 2_100) as f64 / 4.0;
+                    let want = sorted.iter().filter(|p| p.start <= t).count();
+                    assert_eq!(blocks.rank_le(t), want);
+                    assert_eq!(
+                        blocks.rank_le(sorted[i].start),
+                        sorted.partition_point(|p| p.start <= sorted[i].start)
+                    );
+                }
+                for _ in 0..20 {
+                    let i = (next() % sorted.len() as u64) as usize;
+                    let j = (next() % sorted.len() as u64) as usize;
+                    let (lo, hi) = (sorted[i.min(j)], sorted[i.max(j)]);
+                    let ee = (next() % 3_000) as f64 / 4.0;
+                    let mut want: Vec<RatedPeriod> = sorted[i.min(j)..=i.max(j)]
+                        .iter()
+                        .filter(|p| p.end >= ee)
+                        .copied()
+                        .collect();
+                    let mut got = Vec::new();
+                    assert!(blocks.gather(&lo, &hi, ee, usize::MAX, &mut got));
+                    got.sort_by(RatedPeriod::cmp_start);
+                    want.sort_by(RatedPeriod::cmp_start);
+                    assert_eq!(got, want);
+                    if !want.is_empty() {
+                        let mut few = Vec::new();
+                        assert!(!blocks.gather(&lo, &hi, ee, want.len() - 1, &mut few));
+                        few.clear();
+                        assert!(blocks.gather(&lo, &hi, ee, want.len(), &mut few));
+                    }
+                }
+            }
+        }
+    }
+}
