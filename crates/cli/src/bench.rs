@@ -1,4 +1,5 @@
-//! `bench-report`: criterion's results as tables and plots in docs/benchmarks.md.
+//! `bench-report`: criterion's results (chapter-3 decisions and index operations, chapter-4
+//! FF-HU / FF-HA / FF-HA+) as tables and plots in docs/benchmarks.md.
 
 use std::path::PathBuf;
 
@@ -12,7 +13,9 @@ pub struct BenchReportArgs {
     /// Criterion's output directory (default: target/criterion at the project root).
     #[arg(long)]
     criterion_dir: Option<PathBuf>,
-    /// Document whose `<!-- bench:begin -->` ... `<!-- bench:end -->` section is regenerated
+    /// Document whose `<!-- bench:begin -->` ... `<!-- bench:end -->` (chapter 3) and
+    /// `<!-- bench-hetero:begin -->` ... `<!-- bench-hetero:end -->` (chapter 4) sections are
+    /// regenerated; a section without results in the criterion directory is left as it is
     /// (default: docs/benchmarks.md; created if missing).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -42,11 +45,18 @@ pub fn report(args: BenchReportArgs) -> Result<()> {
         figures_dir: args.figures.unwrap_or_else(|| root.join("figures/bench")),
     };
     let summary = write_report(&paths)?;
+    let sections = match (summary.chapter3_written, summary.hetero_written) {
+        (true, true) => "chapter-3 and chapter-4 sections",
+        (true, false) => "chapter-3 section",
+        (false, true) => "chapter-4 section",
+        (false, false) => "no section",
+    };
     println!(
-        "wrote {} ({} benchmarks, {} decision rows) and {} plots in {}",
+        "wrote the {sections} of {} ({} benchmarks, {} decision rows, {} hetero rows) and {} plots in {}",
         paths.out.display(),
         summary.benchmarks,
         summary.decision_rows,
+        summary.hetero_rows,
         summary.figures.len(),
         paths.figures_dir.display()
     );

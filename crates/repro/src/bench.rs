@@ -12,8 +12,16 @@
 //! - one log-log plot per strategy of time per decision against n (tree filled markers,
 //!   linear open markers), an overview of every strategy's tree time, and insert/delete costs;
 //!
-//! and [`write_report`] splices the generated Markdown between [`BEGIN`] and [`END`] in
-//! `docs/benchmarks.md`, leaving the hand-written parts alone.
+//! - the chapter-4 groups `hetero/<axis>` (`benches/hetero.rs`: FF-HU, FF-HA and FF-HA+ per
+//!   decision as the live idle periods `V` grow through the look-ahead or the servers), with the
+//!   record `gridsched-hetero-steady-state.csv` (`V` of each warmed state, operations per
+//!   decision): one table per axis, the FF-HA / FF-HA+ target at `V` ≈ 10⁵ and one log-log plot
+//!   per axis of time per decision against `V` (one line per algorithm);
+//!
+//! and [`write_report`] splices the generated Markdown between [`BEGIN`] and [`END`] (chapter 3)
+//! and between [`HETERO_BEGIN`] and [`HETERO_END`] (chapter 4) in `docs/benchmarks.md`, leaving
+//! the hand-written parts alone. A section whose benchmarks are absent from the criterion
+//! directory is left as it is, so the two benchmark suites can be refreshed separately.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -32,6 +40,23 @@ pub const END: &str = "<!-- bench:end -->";
 
 /// Name of the steady-state record written by `benches/decisions.rs`.
 pub const STEADY_STATE_FILE: &str = "gridsched-steady-state.csv";
+
+/// Marker opening the generated chapter-4 (FF-HU / FF-HA / FF-HA+) section.
+pub const HETERO_BEGIN: &str = "<!-- bench-hetero:begin -->";
+/// Marker closing the generated chapter-4 section.
+pub const HETERO_END: &str = "<!-- bench-hetero:end -->";
+
+/// Name of the steady-state record written by `benches/hetero.rs`.
+pub const HETERO_STEADY_STATE_FILE: &str = "gridsched-hetero-steady-state.csv";
+
+/// The chapter-4 algorithms in table order (criterion function ids).
+const HETERO_ALGORITHMS: [&str; 3] = ["ff-hu", "ff-ha", "ff-ha-plus"];
+
+/// Target of issue 4, item 7: FF-HA+ at least this many times faster than FF-HA at
+/// `V` = [`HETERO_TARGET_V`].
+pub const HETERO_TARGET_SPEEDUP: f64 = 20.0;
+/// The number of live idle periods the target is stated at.
+pub const HETERO_TARGET_V: f64 = 1e5;
 
 /// Strategies in the order the tables list them (the order of the thesis's figures).
 const STRATEGY_ORDER: [&str; 7] = [
@@ -738,6 +763,315 @@ pub fn figures(rows: &[DecisionRow], results: &[BenchResult]) -> Vec<(String, Fi
     out
 }
 
+/// A steady state of the chapter-4 benchmarks: how `V` was grown, servers, look-ahead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeteroCase {
+    /// `lookahead` or `servers` (the criterion group is `hetero/<axis>`).
+    pub axis: String,
+    pub n: u32,
+    /// Book-ahead (look-ahead) in days.
+    pub days: f64,
+}
+
+/// Orderable form of a [`HeteroCase`]: (axis, n, days in thousandths).
+type HeteroKey = (String, u32, u64);
+
+impl HeteroCase {
+    /// Parses a criterion value string `n=120,days=14` of the group `hetero/<axis>`.
+    pub fn parse(axis: &str, value: &str) -> Option<HeteroCase> {
+        let (mut n, mut days) = (None, None);
+        for part in value.split(',') {
+            let (k, v) = part.split_once('=')?;
+            match k.trim() {
+                "n" => n = v.trim().parse().ok(),
+                "days" => days = v.trim().parse().ok(),
+                _ => return None,
+            }
+        }
+        Some(HeteroCase {
+            axis: axis.to_string(),
+            n: n?,
+            days: days?,
+        })
+    }
+
+    fn key(&self) -> HeteroKey {
+        (
+            self.axis.clone(),
+            self.n,
+            (self.days * 1000.0).round() as u64,
+        )
+    }
+}
+
+/// One record of the chapter-4 steady-state CSV.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeteroRecord {
+    pub case: HeteroCase,
+    /// `warm-up` (the warmed state) or an algorithm (its timed decisions).
+    pub algorithm: String,
+    /// Live idle periods: of the warmed state, or after the algorithm's timed decisions.
+    pub idle_periods: u64,
+    /// Operations per timed decision (0 for the warm-up).
+    pub ops_per_decision: f64,
+}
+
+/// The chapter-4 records in `dir` (the last record of a (state, algorithm) wins); empty if absent.
+pub fn read_hetero_steady_state(dir: &Path) -> Result<Vec<HeteroRecord>, HarnessError> {
+    let path = dir.join(HETERO_STEADY_STATE_FILE);
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| HarnessError::io(&path, e))?;
+    let mut latest: BTreeMap<(HeteroKey, String), HeteroRecord> = BTreeMap::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        let bad =
+            || HarnessError::Data(format!("{}:{}: bad record `{line}`", path.display(), i + 1));
+        if f.len() < 7 {
+            return Err(bad());
+        }
+        let rec = HeteroRecord {
+            case: HeteroCase {
+                axis: f[0].to_string(),
+                n: f[1].parse().map_err(|_| bad())?,
+                days: f[2].parse().map_err(|_| bad())?,
+            },
+            algorithm: f[3].to_string(),
+            idle_periods: f[4].parse().map_err(|_| bad())?,
+            ops_per_decision: f[6].parse().map_err(|_| bad())?,
+        };
+        latest.insert((rec.case.key(), rec.algorithm.clone()), rec);
+    }
+    Ok(latest.into_values().collect())
+}
+
+/// One row of a chapter-4 table: a steady state and each algorithm's time per decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeteroRow {
+    pub case: HeteroCase,
+    /// Live idle periods of the warmed state, if recorded.
+    pub idle_periods: Option<u64>,
+    /// Per algorithm (in [`HETERO_ALGORITHMS`] order): the benchmark, if run.
+    pub times: [Option<BenchResult>; 3],
+    /// Per algorithm: operations per timed decision, if recorded.
+    pub ops: [Option<f64>; 3],
+}
+
+impl HeteroRow {
+    /// `t(ff-ha) / t(ff-ha-plus)`.
+    pub fn speedup_ha(&self) -> Option<f64> {
+        Some(self.times[1].as_ref()?.mean_ns / self.times[2].as_ref()?.mean_ns)
+    }
+
+    /// `t(ff-hu) / t(ff-ha-plus)`.
+    pub fn speedup_hu(&self) -> Option<f64> {
+        Some(self.times[0].as_ref()?.mean_ns / self.times[2].as_ref()?.mean_ns)
+    }
+}
+
+fn algorithm_index(a: &str) -> Option<usize> {
+    HETERO_ALGORITHMS.iter().position(|x| *x == a)
+}
+
+/// Rows of the `hetero/<axis>` groups, ordered by axis (look-ahead first), n, days.
+pub fn hetero_rows(results: &[BenchResult], records: &[HeteroRecord]) -> Vec<HeteroRow> {
+    let mut rows: BTreeMap<(bool, HeteroKey), HeteroRow> = BTreeMap::new();
+    for r in results {
+        let Some(axis) = r.group.strip_prefix("hetero/") else {
+            continue;
+        };
+        let Some(case) = r.value.as_deref().and_then(|v| HeteroCase::parse(axis, v)) else {
+            continue;
+        };
+        let Some(a) = r.function.as_deref().and_then(algorithm_index) else {
+            continue;
+        };
+        let row = rows
+            .entry((axis != "lookahead", case.key()))
+            .or_insert_with(|| {
+                let of = |alg: &str| {
+                    records
+                        .iter()
+                        .find(|x| x.case.key() == case.key() && x.algorithm == alg)
+                };
+                HeteroRow {
+                    idle_periods: of("warm-up").map(|x| x.idle_periods),
+                    ops: HETERO_ALGORITHMS.map(|alg| of(alg).map(|x| x.ops_per_decision)),
+                    times: [None, None, None],
+                    case,
+                }
+            });
+        row.times[a] = Some(r.clone());
+    }
+    rows.into_values().collect()
+}
+
+fn axis_title(axis: &str) -> String {
+    match axis {
+        "lookahead" => "V grown through the look-ahead (n = 120)".to_string(),
+        "servers" => "V grown through the servers (14-day look-ahead)".to_string(),
+        other => format!("V grown through `{other}`"),
+    }
+}
+
+fn axes(rows: &[HeteroRow]) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for r in rows {
+        if !out.contains(&r.case.axis.as_str()) {
+            out.push(&r.case.axis);
+        }
+    }
+    out
+}
+
+/// The row of `axis` whose `V` is nearest to [`HETERO_TARGET_V`] (in log scale), if one lies
+/// within a factor of 1.5 of it.
+fn target_row<'a>(rows: &'a [HeteroRow], axis: &str) -> Option<&'a HeteroRow> {
+    rows.iter()
+        .filter(|r| r.case.axis == axis)
+        .filter_map(|r| Some((r, (r.idle_periods? as f64 / HETERO_TARGET_V).ln().abs())))
+        .filter(|(_, d)| *d <= 1.5f64.ln())
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(r, _)| r)
+}
+
+/// The chapter-4 section (tables, targets) in Markdown; `figures` are (caption, link).
+pub fn hetero_markdown(rows: &[HeteroRow], figures: &[(String, String)]) -> String {
+    let mut md = String::new();
+    if rows.is_empty() {
+        md.push_str("No `hetero/*` results found (run `cargo bench -p gridsched-reservation --bench hetero`).\n");
+        return md;
+    }
+    md.push_str("### Time per decision as V grows (steady state)\n\n");
+    md.push_str(
+        "Mean wall time of one `submit` (advance the clock and expire, select, carve), in µs. \
+         *V* = live idle periods of the warmed state (an FF-HA+ state that every algorithm \
+         continues from); ops = the algorithm's own operation count per timed decision (list \
+         elements examined; nodes of the thesis's tree search visited).\n\n",
+    );
+    for (caption, link) in figures {
+        writeln!(md, "![{caption}]({link})\n").ok();
+    }
+    let opt = |x: Option<f64>, f: fn(f64) -> String| x.map_or("—".to_string(), f);
+    for axis in axes(rows) {
+        writeln!(md, "#### {}\n", axis_title(axis)).ok();
+        md.push_str(
+            "| n | look-ahead (days) | V | FF-HU µs | FF-HA µs | FF-HA+ µs | FF-HA / FF-HA+ | \
+             FF-HU / FF-HA+ | ops FF-HU | ops FF-HA | ops FF-HA+ |\n\
+             |---|---|---|---|---|---|---|---|---|---|---|\n",
+        );
+        for r in rows.iter().filter(|r| r.case.axis == axis) {
+            let ops = |i: usize| opt(r.ops[i], |x| format!("{x:.1}"));
+            writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.case.n,
+                r.case.days,
+                r.idle_periods.map_or("—".to_string(), |v| v.to_string()),
+                cell(&r.times[0]),
+                cell(&r.times[1]),
+                cell(&r.times[2]),
+                opt(r.speedup_ha(), ratio),
+                opt(r.speedup_hu(), ratio),
+                ops(0),
+                ops(1),
+                ops(2),
+            )
+            .ok();
+        }
+        md.push('\n');
+    }
+    writeln!(
+        md,
+        "### Target: FF-HA+ ≥ {HETERO_TARGET_SPEEDUP}× faster than FF-HA at V = 10⁵\n\n\
+         On each axis, the state whose V is nearest to 10⁵ (within a factor of 1.5).\n\n\
+         | axis | n | look-ahead (days) | V | FF-HA / FF-HA+ | ≥ {HETERO_TARGET_SPEEDUP}× |\n\
+         |---|---|---|---|---|---|"
+    )
+    .ok();
+    for axis in axes(rows) {
+        match target_row(rows, axis) {
+            Some(r) => {
+                let s = r.speedup_ha();
+                writeln!(
+                    md,
+                    "| {axis} | {} | {} | {} | {} | {} |",
+                    r.case.n,
+                    r.case.days,
+                    r.idle_periods.map_or("—".to_string(), |v| v.to_string()),
+                    opt(s, ratio),
+                    match s {
+                        Some(x) if x >= HETERO_TARGET_SPEEDUP => "met",
+                        Some(_) => "**missed**",
+                        None => "not run",
+                    }
+                )
+                .ok();
+            }
+            None => {
+                writeln!(md, "| {axis} | — | — | — | — | not run |").ok();
+            }
+        }
+    }
+    md.push('\n');
+    md
+}
+
+/// One log-log figure per axis: time per decision against `V`, one line per algorithm.
+pub fn hetero_figures(rows: &[HeteroRow]) -> Vec<(String, Figure)> {
+    let mut out = Vec::new();
+    for axis in axes(rows) {
+        let series: Vec<PlotSeries> = HETERO_ALGORITHMS
+            .iter()
+            .enumerate()
+            .map(|(i, alg)| PlotSeries {
+                name: match *alg {
+                    "ff-hu" => "FF-HU",
+                    "ff-ha" => "FF-HA",
+                    _ => "FF-HA+",
+                }
+                .to_string(),
+                points: rows
+                    .iter()
+                    .filter(|r| r.case.axis == axis)
+                    .filter_map(|r| {
+                        let b = r.times[i].as_ref()?;
+                        Some(PlotPoint {
+                            x: r.idle_periods? as f64,
+                            y: b.mean_ns / 1000.0,
+                            y_low: b.low_ns / 1000.0,
+                            y_high: b.high_ns / 1000.0,
+                        })
+                    })
+                    .collect(),
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        if series.is_empty() {
+            continue;
+        }
+        out.push((
+            format!("hetero-{axis}"),
+            Figure {
+                caption: format!(
+                    "Time per decision vs live idle periods, {}",
+                    axis_title(axis)
+                ),
+                x_label: "Live idle periods V".into(),
+                y_label: "Time per decision (µs)".into(),
+                x_scale: Scale::Log10,
+                y_scale: Scale::Log10,
+                x_range: None,
+                y_range: None,
+                kind: PlotKind::Lines,
+                series,
+            },
+        ));
+    }
+    out
+}
+
 /// Byte offset of the first line at or after `from` that is exactly `marker` (surrounding
 /// whitespace aside), so a marker quoted inside prose is not taken for the real one.
 fn marker_line(doc: &str, marker: &str, from: usize) -> Option<(usize, usize)> {
@@ -754,23 +1088,36 @@ fn marker_line(doc: &str, marker: &str, from: usize) -> Option<(usize, usize)> {
 /// Replaces the text between the lines [`BEGIN`] and [`END`] in `doc` by `generated`;
 /// appends a marked section when the markers are missing.
 pub fn splice(doc: &str, generated: &str) -> Result<String, HarnessError> {
-    let body = format!("{BEGIN}\n{}\n{END}", generated.trim_end());
-    let begin = marker_line(doc, BEGIN, 0);
-    let end = begin.and_then(|(_, b)| marker_line(doc, END, b));
+    splice_between(doc, generated, BEGIN, END, "## Results")
+}
+
+/// Replaces the text between the lines `begin` and `end` in `doc` by `generated`; appends
+/// `heading` and a marked section when the markers are missing.
+pub fn splice_between(
+    doc: &str,
+    generated: &str,
+    begin_marker: &str,
+    end_marker: &str,
+    heading: &str,
+) -> Result<String, HarnessError> {
+    let body = format!("{begin_marker}\n{}\n{end_marker}", generated.trim_end());
+    let begin = marker_line(doc, begin_marker, 0);
+    let end = begin.and_then(|(_, b)| marker_line(doc, end_marker, b));
     match (begin, end) {
         (Some((b, _)), Some((_, e))) => Ok(format!("{}{body}{}", &doc[..b], &doc[e..])),
-        (None, None) if marker_line(doc, END, 0).is_none() => {
+        (None, None) if marker_line(doc, end_marker, 0).is_none() => {
             let mut out = doc.trim_end().to_string();
             if !out.is_empty() {
                 out.push_str("\n\n");
             }
-            out.push_str("## Results\n\n");
+            out.push_str(heading);
+            out.push_str("\n\n");
             out.push_str(&body);
             out.push('\n');
             Ok(out)
         }
         _ => Err(HarnessError::Data(format!(
-            "the marker lines {BEGIN} and {END} must both appear, in this order"
+            "the marker lines {begin_marker} and {end_marker} must both appear, in this order"
         ))),
     }
 }
@@ -815,15 +1162,26 @@ pub struct ReportPaths {
 pub struct ReportSummary {
     pub benchmarks: usize,
     pub decision_rows: usize,
+    /// Rows of the chapter-4 (`hetero/*`) tables.
+    pub hetero_rows: usize,
     pub figures: Vec<PathBuf>,
+    /// Whether the chapter-3 section (decisions, index operations) was regenerated.
+    pub chapter3_written: bool,
+    /// Whether the chapter-4 section was regenerated.
+    pub hetero_written: bool,
 }
 
-/// Reads the criterion results, writes the plots and regenerates the marked section of the
-/// document (created if missing).
+/// Reads the criterion results, writes the plots and regenerates the marked sections of the
+/// document (created if missing). A section none of whose benchmarks are in the criterion
+/// directory is left untouched (the chapter-3 one is written, with a note, when neither
+/// suite has results).
 pub fn write_report(paths: &ReportPaths) -> Result<ReportSummary, HarnessError> {
     let results = read_criterion(&paths.criterion_dir)?;
     let steady = read_steady_state(&paths.criterion_dir)?;
     let rows = decision_rows(&results, &steady);
+    let hetero = hetero_rows(&results, &read_hetero_steady_state(&paths.criterion_dir)?);
+    let has_ch3 = !rows.is_empty() || results.iter().any(|r| r.group.starts_with("index/"));
+    let write_ch3 = has_ch3 || hetero.is_empty();
     let doc_dir = paths
         .out
         .parent()
@@ -831,33 +1189,58 @@ pub fn write_report(paths: &ReportPaths) -> Result<ReportSummary, HarnessError> 
         .unwrap_or(Path::new("."))
         .to_path_buf();
     let mut written = Vec::new();
-    let (mut decide_links, mut index_links) = (Vec::new(), Vec::new());
-    for (stem, fig) in figures(&rows, &results) {
+    let (mut decide_links, mut index_links, mut hetero_links) =
+        (Vec::new(), Vec::new(), Vec::new());
+    let mut all_figures = if write_ch3 {
+        figures(&rows, &results)
+    } else {
+        Vec::new()
+    };
+    all_figures.extend(hetero_figures(&hetero));
+    for (stem, fig) in all_figures {
         let path = paths.figures_dir.join(format!("{stem}.svg"));
         write_atomic(&path, render_svg(&fig)?.as_bytes())?;
         let link = (fig.caption.clone(), relative(&doc_dir, &path));
         if stem.starts_with("index-") {
             index_links.push(link);
+        } else if stem.starts_with("hetero-") {
+            hetero_links.push(link);
         } else {
             decide_links.push(link);
         }
         written.push(path);
     }
-    let mut generated = String::from(
-        "<!-- Generated by `gridsched bench-report` from criterion's results; edits here are overwritten. -->\n\n",
-    );
-    generated.push_str(&decisions_markdown(&rows, &decide_links));
-    generated.push_str(&index_ops_markdown(&results, &index_links));
-    let doc = match std::fs::read_to_string(&paths.out) {
+    let note = "<!-- Generated by `gridsched bench-report` from criterion's results; edits here are overwritten. -->\n\n";
+    let mut doc = match std::fs::read_to_string(&paths.out) {
         Ok(d) => d,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => "# Benchmarks\n".to_string(),
         Err(e) => return Err(HarnessError::io(&paths.out, e)),
     };
-    write_atomic(&paths.out, splice(&doc, &generated)?.as_bytes())?;
+    if write_ch3 {
+        let mut generated = String::from(note);
+        generated.push_str(&decisions_markdown(&rows, &decide_links));
+        generated.push_str(&index_ops_markdown(&results, &index_links));
+        doc = splice(&doc, &generated)?;
+    }
+    if !hetero.is_empty() {
+        let mut generated = String::from(note);
+        generated.push_str(&hetero_markdown(&hetero, &hetero_links));
+        doc = splice_between(
+            &doc,
+            &generated,
+            HETERO_BEGIN,
+            HETERO_END,
+            "## Chapter 4: FF-HU, FF-HA and FF-HA+ as V grows",
+        )?;
+    }
+    write_atomic(&paths.out, doc.as_bytes())?;
     Ok(ReportSummary {
         benchmarks: results.len(),
         decision_rows: rows.len(),
+        hetero_rows: hetero.len(),
         figures: written,
+        chapter3_written: write_ch3,
+        hetero_written: !hetero.is_empty(),
     })
 }
 
@@ -1112,6 +1495,133 @@ mod tests {
         // Idempotent.
         write_report(&paths).unwrap();
         assert_eq!(std::fs::read_to_string(&paths.out).unwrap(), doc);
+    }
+
+    /// A criterion directory with only chapter-4 results.
+    fn hetero_fixture() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        // (days, V, hu, ha, plus) on the look-ahead axis; (n, V, ...) on the servers axis.
+        for (days, v, hu, ha, plus) in [
+            (14.0, 1_400, 4_000.0, 3_000.0, 1_500.0),
+            (1064.0, 101_000, 900_000.0, 300_000.0, 6_000.0),
+        ] {
+            let value = format!("n=120,days={days}");
+            bench(root, "hetero/lookahead", "ff-hu", &value, hu);
+            bench(root, "hetero/lookahead", "ff-ha", &value, ha);
+            bench(root, "hetero/lookahead", "ff-ha-plus", &value, plus);
+            let _ = v;
+        }
+        for (n, hu, ha, plus) in [
+            (120, 4_000.0, 3_000.0, 1_500.0),
+            (8700, 200_000.0, 150_000.0, 15_000.0),
+        ] {
+            let value = format!("n={n},days=14");
+            bench(root, "hetero/servers", "ff-hu", &value, hu);
+            bench(root, "hetero/servers", "ff-ha", &value, ha);
+            bench(root, "hetero/servers", "ff-ha-plus", &value, plus);
+        }
+        std::fs::write(
+            root.join(HETERO_STEADY_STATE_FILE),
+            "axis,n,days,algorithm,idle_periods,seconds,ops_per_decision,decisions\n\
+             lookahead,120,14,warm-up,1,0.0,0.0,5000\n\
+             lookahead,120,14,warm-up,1400,0.0,0.0,5000\n\
+             lookahead,120,14,ff-ha,1390,2.5,610.5,100000\n\
+             lookahead,120,1064,warm-up,101000,6.0,0.0,400000\n\
+             lookahead,120,1064,ff-ha-plus,101200,2.5,82.4,100000\n\
+             servers,120,14,warm-up,1400,0.0,0.0,5000\n\
+             servers,8700,14,warm-up,99000,20.0,0.0,400000\n",
+        )
+        .unwrap();
+        dir
+    }
+
+    #[test]
+    fn hetero_rows_tables_targets_and_figures() {
+        let dir = hetero_fixture();
+        let results = read_criterion(dir.path()).unwrap();
+        let records = read_hetero_steady_state(dir.path()).unwrap();
+        let rows = hetero_rows(&results, &records);
+        assert_eq!(rows.len(), 4);
+        assert_eq!(rows[0].case.axis, "lookahead", "look-ahead axis first");
+        assert_eq!(rows[0].idle_periods, Some(1400), "the last record wins");
+        assert_eq!(rows[0].ops[1], Some(610.5));
+        assert_eq!(rows[1].speedup_ha(), Some(50.0));
+        assert_eq!(rows[3].speedup_hu(), Some(200_000.0 / 15_000.0));
+        let md = hetero_markdown(&rows, &[]);
+        assert!(
+            md.contains("| 120 | 1064 | 101000 | 900 | 300 | 6.00 | 50.0× | 150× | — | — | 82.4 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| lookahead | 120 | 1064 | 101000 | 50.0× | met |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| servers | 8700 | 14 | 99000 | 10.0× | **missed** |"),
+            "{md}"
+        );
+        let figs = hetero_figures(&rows);
+        let stems: Vec<&str> = figs.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(stems, ["hetero-lookahead", "hetero-servers"]);
+        assert_eq!(figs[0].1.series.len(), 3);
+        assert_eq!(figs[0].1.series[2].name, "FF-HA+");
+        assert_eq!(figs[0].1.series[2].points[1].x, 101_000.0);
+        assert_eq!(
+            HeteroCase::parse("servers", "n=12000,days=14"),
+            Some(HeteroCase {
+                axis: "servers".into(),
+                n: 12_000,
+                days: 14.0
+            })
+        );
+        assert_eq!(HeteroCase::parse("servers", "n=12000,rho=0.5"), None);
+    }
+
+    /// Only chapter-4 results: the chapter-3 section is left alone, the chapter-4 one written.
+    #[test]
+    fn hetero_report_leaves_the_chapter_3_section_alone() {
+        let dir = hetero_fixture();
+        let out_root = tempfile::tempdir().unwrap();
+        let paths = ReportPaths {
+            criterion_dir: dir.path().to_path_buf(),
+            out: out_root.path().join("docs/benchmarks.md"),
+            figures_dir: out_root.path().join("figures/bench"),
+        };
+        std::fs::create_dir_all(out_root.path().join("docs")).unwrap();
+        let original = format!(
+            "# Benchmarks\n\n{BEGIN}\nchapter 3 tables\n{END}\n\n## Chapter 4\n\n{HETERO_BEGIN}\nold\n{HETERO_END}\n\nverdict\n"
+        );
+        std::fs::write(&paths.out, &original).unwrap();
+        let summary = write_report(&paths).unwrap();
+        assert!(!summary.chapter3_written && summary.hetero_written);
+        assert_eq!(summary.hetero_rows, 4);
+        assert_eq!(summary.figures.len(), 2);
+        let doc = std::fs::read_to_string(&paths.out).unwrap();
+        assert!(
+            doc.contains(&format!("{BEGIN}\nchapter 3 tables\n{END}")),
+            "{doc}"
+        );
+        assert!(
+            doc.contains("(../figures/bench/hetero-servers.svg)"),
+            "{doc}"
+        );
+        assert!(!doc.contains("\nold\n"), "{doc}");
+        assert!(doc.ends_with(&format!("{HETERO_END}\n\nverdict\n")));
+        write_report(&paths).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&paths.out).unwrap(),
+            doc,
+            "idempotent"
+        );
+        // Without markers, the section is appended under its heading.
+        std::fs::write(&paths.out, "# Benchmarks\n").unwrap();
+        write_report(&paths).unwrap();
+        let doc = std::fs::read_to_string(&paths.out).unwrap();
+        assert!(doc.contains(
+            "## Chapter 4: FF-HU, FF-HA and FF-HA+ as V grows\n\n<!-- bench-hetero:begin -->"
+        ));
+        assert!(!doc.contains(BEGIN));
     }
 
     #[test]
