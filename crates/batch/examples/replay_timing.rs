@@ -1,0 +1,75 @@
+//! Whole-log replay timing: `cargo run --release -p gridsched-batch --example replay_timing --
+//! [TRACE] [policy] [actual|requested] [replay|in-place]` (TRACE: a path or a short name such
+//! as HPC2N). Prints CPU seconds (this thread, from /proc/thread-self/schedstat) for reading
+//! the gzip log, for the simulation alone, and jobs per CPU second.
+
+use std::path::Path;
+
+use gridsched_batch::{
+    Compression, Config, Estimates, Platform, Policy, Simulator, swf::trace_jobs,
+};
+use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
+
+/// CPU time of this thread in seconds (nanosecond resolution on Linux), or wall time elsewhere.
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or_else(
+            || {
+                use std::sync::OnceLock;
+                static T0: OnceLock<std::time::Instant> = OnceLock::new();
+                T0.get_or_init(std::time::Instant::now)
+                    .elapsed()
+                    .as_secs_f64()
+            },
+            |ns| ns * 1e-9,
+        )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let trace = args.first().map_or("HPC2N", String::as_str);
+    let policy = Policy::parse(args.get(1).map_or("easy", String::as_str)).expect("policy");
+    let estimates = match args.get(2).map_or("requested", String::as_str) {
+        "actual" => Estimates::Actual,
+        _ => Estimates::Requested,
+    };
+    let compression = match args.get(3).map_or("replay", String::as_str) {
+        "in-place" => Compression::InPlace,
+        _ => Compression::Replay,
+    };
+    let reps: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(3);
+    let path = trace_path(&data_dir(None), trace);
+    let mut best = (f64::MAX, f64::MAX);
+    for _ in 0..reps {
+        let c0 = cpu_seconds();
+        let log = load_swf(Path::new(&path), SwfLoadOptions::default()).expect("log");
+        let procs = log.header.max_procs.expect("MaxProcs") as u32;
+        let tj = trace_jobs(&log, procs);
+        let n = tj.jobs.len();
+        let c1 = cpu_seconds();
+        let config = Config::new(policy)
+            .estimates(estimates)
+            .compression(compression)
+            .check_invariants(false);
+        let mut sim =
+            Simulator::with_jobs(Platform::cluster(procs).unwrap(), config, tj.jobs).unwrap();
+        sim.run();
+        let c2 = cpu_seconds();
+        let done = sim.outcomes().count();
+        assert_eq!(done, n);
+        let (read, core) = (c1 - c0, c2 - c1);
+        best = (best.0.min(core), best.1.min(read + core));
+        let ct = sim.counters();
+        println!(
+            "{trace} {} {estimates:?} {compression:?}: {n} jobs; read {read:.3} s, simulate {core:.3} s CPU -> core {:.0} jobs/s, end to end {:.0} jobs/s; {:?}",
+            policy.name(),
+            n as f64 / core,
+            n as f64 / (read + core),
+            ct
+        );
+        let _ = n;
+    }
+    println!("best: core {:.3} s, end to end {:.3} s", best.0, best.1);
+}
