@@ -309,7 +309,7 @@ fn convert(args: &ConvertArgs) -> Result<()> {
             if !(args.slack >= 0.0 && args.slack.is_finite()) {
                 bail!("--slack must be a non-negative number");
             }
-            if args.horizon.is_some_and(|h| !(h > 0.0)) {
+            if args.horizon.is_some_and(|h| h.is_nan() || h <= 0.0) {
                 bail!("--horizon must be positive");
             }
             if !(args.l_min > 0.0 && args.l_min.is_finite()) {

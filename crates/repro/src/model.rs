@@ -22,6 +22,9 @@ impl ModelError {
 /// One replication's measured metrics, in the model's fixed metric order.
 pub type Measurement = Vec<(&'static str, f64)>;
 
+/// One replication evaluated along a curve axis: `(x, metric, value)` rows.
+pub type CurveMeasurement = Vec<(f64, &'static str, f64)>;
+
 /// A simulation model the harness can sweep.
 pub trait Model: Sync + Send {
     /// Name used in sweep files (`model = "castillo-ch3"`).
@@ -33,6 +36,23 @@ pub trait Model: Sync + Send {
     /// Runs one replication of `jobs` jobs with the random streams under `key`.
     fn run(&self, params: &ParamSet, key: &StreamKey, jobs: u64)
     -> Result<Measurement, ModelError>;
+
+    /// For sweeps whose axis has `evaluation = "curve"`: runs one replication and evaluates it
+    /// at every axis value `xs`, returning `(x, metric, value)` rows (e.g. a waiting-time CDF
+    /// at the thresholds `xs`). Models without curves refuse.
+    fn run_curve(
+        &self,
+        params: &ParamSet,
+        key: &StreamKey,
+        jobs: u64,
+        xs: &[f64],
+    ) -> Result<CurveMeasurement, ModelError> {
+        let _ = (params, key, jobs, xs);
+        Err(ModelError(format!(
+            "model `{}` cannot evaluate a curve axis",
+            self.name()
+        )))
+    }
 
     /// The schedule of the same replication as a Gantt chart, for models that produce one
     /// (experiments with `plot.kind = "gantt"`); `None` by default.
@@ -200,5 +220,9 @@ pub fn models() -> Vec<Box<dyn Model>> {
 
 /// The model with this name.
 pub fn model_named(name: &str) -> Option<Box<dyn Model>> {
+    #[cfg(test)]
+    if name == crate::runner::tests::CURVE_MODEL {
+        return Some(Box::new(crate::runner::tests::CurveModel));
+    }
     models().into_iter().find(|m| m.name() == name)
 }

@@ -917,25 +917,29 @@ fn draw_swatch_legend(
     Ok(())
 }
 
-/// The tick font and, when the labels do not fit side by side, a smaller rotated one.
+/// The category-label font: the largest of 15, 13, 12 and 11 px at which the labels fit side
+/// by side, else 12 px turned a quarter (reading upwards); and the label area's height.
 fn category_font(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     labels: &[String],
 ) -> Result<(TextStyle<'static>, u32), PlotError> {
-    let font = TextStyle::from((FONT, 15).into_font());
-    let mut total = 0;
+    let room = (WIDTH - 150) / labels.len().max(1) as u32;
+    for size in [15, 13, 12, 11] {
+        let font = TextStyle::from((FONT, size).into_font());
+        let mut widest = 0;
+        for l in labels {
+            widest = widest.max(area.estimate_text_size(l, &font)?.0);
+        }
+        if widest + 6 <= room {
+            return Ok((font, 50));
+        }
+    }
+    let font = TextStyle::from((FONT, 12).into_font());
     let mut widest = 0;
     for l in labels {
-        let w = area.estimate_text_size(l, &font)?.0;
-        total += w + 12;
-        widest = widest.max(w);
+        widest = widest.max(area.estimate_text_size(l, &font)?.0);
     }
-    if total < WIDTH - 140 {
-        Ok((font, 50))
-    } else {
-        let small = TextStyle::from((FONT, 13).into_font()).transform(FontTransform::Rotate90);
-        Ok((small, widest + 40))
-    }
+    Ok((font.transform(FontTransform::Rotate270), widest + 45))
 }
 
 /// Renders a grouped bar chart with 95% CI error bars and reference markers as an SVG
@@ -969,13 +973,19 @@ pub fn render_bars_svg(chart_spec: &BarChart) -> Result<String, PlotError> {
     if values.is_empty() {
         return Err(PlotError::NoData);
     }
-    let (y0, y1) = axis_range(
+    let (y0, mut y1) = axis_range(
         Axis::Y,
         chart_spec.y_range,
         Scale::Linear,
         values.iter().copied(),
         true,
     )?;
+    if chart_spec.y_range.is_none() {
+        // Room above the tallest bar for the legend (about 20 px per entry of ~400 px).
+        let entries = chart_spec.series.len() + 1;
+        let share = (f64::from(20 * entries as u32 + 30) / 400.0).min(0.5);
+        y1 += (y1 - y0) * share / (1.0 - share);
+    }
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
@@ -1324,12 +1334,24 @@ mod tests {
         }
         // Many long group names are drawn rotated rather than overlapping.
         let mut many = bars();
-        many.groups = (0..12).map(|i| format!("u_c_hihi-{i}")).collect();
+        many.groups = (0..12).map(|i| format!("c{i}")).collect();
         for s in &mut many.series {
             s.bars = vec![s.bars[1]; 12];
         }
+        // The y-axis title is always turned; category labels add one `rotate` each when turned.
+        let turned = |svg: &str| svg.matches("rotate").count();
+        let baseline = turned(&a);
         let svg = render_bars_svg(&many).unwrap();
-        assert!(svg.contains("rotate"), "rotated labels");
+        assert_eq!(
+            turned(&svg),
+            baseline,
+            "12 short labels fit at a smaller size"
+        );
+        many.groups = (0..12)
+            .map(|i| format!("a rather long label {i}"))
+            .collect();
+        let svg = render_bars_svg(&many).unwrap();
+        assert!(turned(&svg) >= baseline + 12, "rotated labels");
         let mut fixed = bars();
         fixed.y_range = Some((0.0, 30.0));
         render_bars_svg(&fixed).unwrap();

@@ -164,7 +164,9 @@ fn validate(spec: &ExperimentSpec, sweep: &SweepSpec) -> Result<(), String> {
         model_named(&sweep.model).ok_or_else(|| format!("unknown model `{}`", sweep.model))?;
     for series in &sweep.series {
         let mut params = ParamSet::merged(&[&sweep.parameters, &series.parameters]);
-        params.set(&sweep.axis.parameter, toml::Value::Float(0.0));
+        if sweep.axis.evaluation == crate::spec::Evaluation::Sweep {
+            params.set(&sweep.axis.parameter, toml::Value::Float(0.0));
+        }
         params
             .check_known(model.as_ref())
             .map_err(|e| format!("series `{}`: {e}", series.name))?;

@@ -833,7 +833,10 @@ replications = 3
 jobs = 120
 "#;
         let bars = "id = \"kumar-table-8\"\ntitle = \"t\"\nkind = \"table\"\ncaption = \"c\"\nsweep = \"kumar-ch5-test\"\nmetrics = [\"makespan\", \"utilization\"]\n[plot]\nkind = \"bars\"\nmetric = \"makespan\"\ny_label = \"y\"\n[[table.columns]]\nmetric = \"makespan\"\nseries = \"sas\"\nreference = [1.0, 2.0, 3.0]\n";
-        let gantt = entry("figure", "kind = \"gantt\"\nseries = [\"sas\"]\npoints = [2]\n");
+        let gantt = entry(
+            "figure",
+            "kind = \"gantt\"\nseries = [\"sas\"]\npoints = [2]\n",
+        );
         let reg = Registry::from_sources(&[
             ("kumar/sweeps/t.toml", SWEEP),
             ("kumar/sweeps/c.toml", ch5),

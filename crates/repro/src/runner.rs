@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::HarnessError;
 use crate::model::{ParamSet, model_named};
-use crate::spec::{Scale, ScaleSpec, SweepSpec};
+use crate::spec::{Evaluation, Scale, ScaleSpec, SweepSpec};
 use crate::table::RunValue;
 
 /// How to run a sweep.
@@ -79,9 +79,15 @@ pub fn point_name(parameter: &str, x: f64) -> String {
 }
 
 /// All work items of a sweep at a scale, in canonical order.
+/// A `curve` axis has one item per series and replication (with `x = 0`), evaluated at every
+/// axis value at once.
 pub fn work_items(sweep: &SweepSpec, scale: Scale, size: ScaleSpec) -> Vec<WorkItem> {
     let mut items = Vec::new();
-    for &x in sweep.axis_values(scale) {
+    let points: &[f64] = match sweep.axis.evaluation {
+        Evaluation::Sweep => sweep.axis_values(scale),
+        Evaluation::Curve => &[0.0],
+    };
+    for &x in points {
         for series in 0..sweep.series.len() {
             for replication in 0..size.replications {
                 items.push(WorkItem {
@@ -102,7 +108,28 @@ struct JournalLine {
     x: f64,
     series: String,
     replication: u32,
+    /// Sweep items: the metrics at `x`.
+    #[serde(default)]
     metrics: Vec<(String, f64)>,
+    /// Curve items: `(x, metric, value)` rows along the axis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rows: Option<Vec<(f64, String, f64)>>,
+}
+
+/// What one work item measured: `(x, metric, value)` rows.
+type Rows = Vec<(f64, String, f64)>;
+
+impl JournalLine {
+    fn rows(self) -> Rows {
+        match self.rows {
+            Some(rows) => rows,
+            None => self
+                .metrics
+                .into_iter()
+                .map(|(m, v)| (self.x, m, v))
+                .collect(),
+        }
+    }
 }
 
 /// Runs (one shard of) a sweep.
@@ -136,7 +163,7 @@ pub fn run_sweep(sweep: &SweepSpec, opts: &RunOptions) -> Result<SweepRun, Harne
         .journal_dir
         .as_ref()
         .map(|dir| journal_path(dir, sweep, scale, size, opts.shard, &opts.overrides));
-    let mut done: Vec<Option<Vec<(String, f64)>>> = vec![None; work_items_len(sweep, scale, size)];
+    let mut done: Vec<Option<Rows>> = vec![None; work_items_len(sweep, scale, size)];
     let mut resumed = 0;
     if let Some(path) = &journal_path {
         resumed = load_journal(path, sweep, &items, &mut done)?;
@@ -162,31 +189,59 @@ pub fn run_sweep(sweep: &SweepSpec, opts: &RunOptions) -> Result<SweepRun, Harne
     };
     let bar = progress_bar(opts.progress, todo.len(), &sweep.name);
 
-    let run_item = |it: &WorkItem| -> Result<(usize, Vec<(String, f64)>), HarnessError> {
+    let curve = sweep.axis.evaluation == Evaluation::Curve;
+    let xs = sweep.axis_values(scale);
+    let run_item = |it: &WorkItem| -> Result<(usize, Rows), HarnessError> {
         let series = &sweep.series[it.series];
         let mut params =
             ParamSet::merged(&[&sweep.parameters, &series.parameters, &opts.overrides]);
-        params.set(&sweep.axis.parameter, toml::Value::Float(it.x));
+        let point = if curve {
+            "curve".to_string()
+        } else {
+            params.set(&sweep.axis.parameter, toml::Value::Float(it.x));
+            point_name(&sweep.axis.parameter, it.x)
+        };
         let key = StreamKey::new(sweep.seed, &sweep.name)
-            .point(&point_name(&sweep.axis.parameter, it.x))
+            .point(&point)
             .replication(it.replication);
-        let metrics = model.run(&params, &key, size.jobs).map_err(|e| {
+        let fail = |e: crate::model::ModelError| {
+            let at = if curve {
+                String::new()
+            } else {
+                format!(", {} = {}", sweep.axis.parameter, it.x)
+            };
             HarnessError::Model(format!(
-                "sweep `{}`, {} = {}, series `{}`, replication {}: {e}",
-                sweep.name, sweep.axis.parameter, it.x, series.name, it.replication
+                "sweep `{}`{at}, series `{}`, replication {}: {e}",
+                sweep.name, series.name, it.replication
             ))
-        })?;
-        let metrics: Vec<(String, f64)> = metrics
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
+        };
+        let rows: Rows = if curve {
+            let rows = model
+                .run_curve(&params, &key, size.jobs, xs)
+                .map_err(fail)?;
+            rows.into_iter()
+                .map(|(x, m, v)| (x, m.to_string(), v))
+                .collect()
+        } else {
+            let metrics = model.run(&params, &key, size.jobs).map_err(fail)?;
+            metrics
+                .into_iter()
+                .map(|(m, v)| (it.x, m.to_string(), v))
+                .collect()
+        };
         if let Some(journal) = &journal {
+            let (metrics, journal_rows) = if curve {
+                (Vec::new(), Some(rows.clone()))
+            } else {
+                (rows.iter().map(|(_, m, v)| (m.clone(), *v)).collect(), None)
+            };
             let line = JournalLine {
                 index: it.index,
                 x: it.x,
                 series: series.name.clone(),
                 replication: it.replication,
-                metrics: metrics.clone(),
+                metrics,
+                rows: journal_rows,
             };
             let text =
                 serde_json::to_string(&line).map_err(|e| HarnessError::Spec(e.to_string()))?;
@@ -198,10 +253,10 @@ pub fn run_sweep(sweep: &SweepSpec, opts: &RunOptions) -> Result<SweepRun, Harne
         if let Some(bar) = &bar {
             bar.inc(1);
         }
-        Ok((it.index, metrics))
+        Ok((it.index, rows))
     };
 
-    type ItemResult = Result<(usize, Vec<(String, f64)>), HarnessError>;
+    type ItemResult = Result<(usize, Rows), HarnessError>;
     let results: Vec<ItemResult> = match opts.threads {
         Some(t) => rayon::ThreadPoolBuilder::new()
             .num_threads(t)
@@ -220,12 +275,12 @@ pub fn run_sweep(sweep: &SweepSpec, opts: &RunOptions) -> Result<SweepRun, Harne
 
     let mut values = Vec::new();
     for it in &items {
-        let metrics = done[it.index]
+        let rows = done[it.index]
             .as_ref()
             .expect("every item ran or was resumed");
-        for (metric, value) in metrics {
+        for (x, metric, value) in rows {
             values.push(RunValue {
-                x: it.x,
+                x: *x,
                 series: sweep.series[it.series].name.clone(),
                 run: it.replication,
                 metric: metric.clone(),
@@ -246,7 +301,11 @@ pub fn run_sweep(sweep: &SweepSpec, opts: &RunOptions) -> Result<SweepRun, Harne
 }
 
 fn work_items_len(sweep: &SweepSpec, scale: Scale, size: ScaleSpec) -> usize {
-    sweep.axis_values(scale).len() * sweep.series.len() * size.replications as usize
+    let points = match sweep.axis.evaluation {
+        Evaluation::Sweep => sweep.axis_values(scale).len(),
+        Evaluation::Curve => 1,
+    };
+    points * sweep.series.len() * size.replications as usize
 }
 
 /// The journal of a sweep run: its name carries a fingerprint of everything that defines the
@@ -283,7 +342,7 @@ fn load_journal(
     path: &Path,
     sweep: &SweepSpec,
     items: &[WorkItem],
-    done: &mut [Option<Vec<(String, f64)>>],
+    done: &mut [Option<Rows>],
 ) -> Result<usize, HarnessError> {
     let Ok(file) = File::open(path) else {
         return Ok(0);
@@ -301,7 +360,8 @@ fn load_journal(
                 && sweep.series[it.series].name == entry.series
         });
         if matches && done[entry.index].is_none() {
-            done[entry.index] = Some(entry.metrics);
+            let index = entry.index;
+            done[index] = Some(entry.rows());
             count += 1;
         }
     }
@@ -327,4 +387,125 @@ fn progress_bar(enabled: bool, len: usize, name: &str) -> Option<indicatif::Prog
     bar.set_style(style);
     bar.set_prefix(name.to_string());
     Some(bar)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::model::{CurveMeasurement, Measurement, Model, ModelError};
+    use crate::spec::{AxisSpec, SeriesSpec};
+    use rand::Rng;
+
+    pub(crate) const CURVE_MODEL: &str = "test-curve";
+
+    /// Draws `jobs` uniform numbers and reports their empirical CDF at each x.
+    #[derive(Debug)]
+    pub(crate) struct CurveModel;
+
+    impl Model for CurveModel {
+        fn name(&self) -> &'static str {
+            CURVE_MODEL
+        }
+        fn parameters(&self) -> &'static [(&'static str, &'static str)] {
+            &[("scale", "multiplies every draw")]
+        }
+        fn metrics(&self) -> &'static [&'static str] {
+            &["cdf"]
+        }
+        fn run(&self, _: &ParamSet, _: &StreamKey, _: u64) -> Result<Measurement, ModelError> {
+            Err(ModelError("curve only".into()))
+        }
+        fn run_curve(
+            &self,
+            p: &ParamSet,
+            key: &StreamKey,
+            jobs: u64,
+            xs: &[f64],
+        ) -> Result<CurveMeasurement, ModelError> {
+            let scale = p.f64_or("scale", 1.0)?;
+            let mut rng = key.rng();
+            let draws: Vec<f64> = (0..jobs).map(|_| scale * rng.random::<f64>()).collect();
+            Ok(xs
+                .iter()
+                .map(|&x| {
+                    (
+                        x,
+                        "cdf",
+                        draws.iter().filter(|&&d| d <= x).count() as f64 / jobs as f64,
+                    )
+                })
+                .collect())
+        }
+    }
+
+    fn curve_sweep() -> SweepSpec {
+        let series = |name: &str, scale: f64| SeriesSpec {
+            name: name.into(),
+            label: None,
+            parameters: [("scale".to_string(), toml::Value::Float(scale))]
+                .into_iter()
+                .collect(),
+        };
+        let axis: AxisSpec = toml::from_str(
+            "parameter = \"x\"\nlabel = \"x\"\npaper = [0.25, 0.5, 1.0]\nevaluation = \"curve\"",
+        )
+        .unwrap();
+        SweepSpec {
+            name: "curve-test".into(),
+            model: CURVE_MODEL.into(),
+            seed: 1,
+            parameters: Default::default(),
+            axis,
+            series: vec![series("unit", 1.0), series("double", 2.0)],
+            scales: [
+                (
+                    "quick".to_string(),
+                    ScaleSpec {
+                        replications: 3,
+                        jobs: 4000,
+                    },
+                ),
+                (
+                    "paper".to_string(),
+                    ScaleSpec {
+                        replications: 3,
+                        jobs: 4000,
+                    },
+                ),
+            ]
+            .into_iter()
+            .collect(),
+        }
+    }
+
+    #[test]
+    fn curve_axes_run_once_per_series_and_replication() {
+        let sweep = curve_sweep();
+        let dir = tempfile::tempdir().unwrap();
+        let opts = RunOptions {
+            journal_dir: Some(dir.path().to_path_buf()),
+            ..RunOptions::default()
+        };
+        let run = run_sweep(&sweep, &opts).unwrap();
+        assert_eq!(run.computed, 6, "one item per series and replication");
+        assert_eq!(run.values.len(), 6 * 3);
+        let mean = |series: &str, x: f64| {
+            let v: Vec<f64> = run
+                .values
+                .iter()
+                .filter(|v| v.series == series && v.x == x)
+                .map(|v| v.value)
+                .collect();
+            v.iter().sum::<f64>() / v.len() as f64
+        };
+        assert!((mean("unit", 0.5) - 0.5).abs() < 0.03);
+        assert!((mean("double", 0.5) - 0.25).abs() < 0.03);
+        assert_eq!(mean("unit", 1.0), 1.0);
+        // Every row of a replication comes from the same draws: the CDF is monotone.
+        assert!(mean("unit", 0.25) <= mean("unit", 0.5));
+        // Resuming from the journal gives the same rows without recomputing.
+        let again = run_sweep(&sweep, &opts).unwrap();
+        assert_eq!((again.computed, again.resumed), (0, 6));
+        assert!(again.values == run.values);
+    }
 }

@@ -62,6 +62,22 @@ pub struct AxisSpec {
     /// `u_c_hihi`, ...): plots and tables show these instead of the numbers.
     #[serde(default)]
     pub labels: Option<Vec<String>>,
+    /// `sweep` (default): every axis value is a separate run with the axis parameter set to it.
+    /// `curve`: each run is evaluated at every axis value at once (`Model::run_curve`), for
+    /// distribution-valued figures such as CDFs or per-bin curves.
+    #[serde(default)]
+    pub evaluation: Evaluation,
+}
+
+/// How an axis is evaluated; see [`AxisSpec::evaluation`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Evaluation {
+    /// One run per axis value.
+    #[default]
+    Sweep,
+    /// One run per series and replication, evaluated at every axis value.
+    Curve,
 }
 
 impl AxisSpec {

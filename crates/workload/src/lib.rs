@@ -16,4 +16,6 @@ pub use requests::{
 pub use synthetic::{ReadyOffset, ReservationStream, ReservationWorkload};
 pub mod hetero;
 pub mod swf;
-pub use swf::{SwfHeader, SwfJob, SwfLoadOptions, SwfLoadReport, SwfLog, SwfReader, SwfRecord, load_swf};
+pub use swf::{
+    SwfHeader, SwfJob, SwfLoadOptions, SwfLoadReport, SwfLog, SwfReader, SwfRecord, load_swf,
+};
