@@ -72,6 +72,7 @@ pub fn write_report(
         )
         .ok();
     }
+    let paper_runs = paper_runs_table(registry, project);
     let mut text = String::new();
     text.push_str("# Reproduction report\n\n");
     text.push_str(
@@ -91,12 +92,71 @@ pub fn write_report(
     .ok();
     text.push_str(&overview);
     text.push('\n');
+    text.push_str(&paper_runs);
     text.push_str(&body);
     output::write_atomic(out, text.as_bytes())?;
     Ok(format!(
         "{} PASS, {} FAIL, {} SOFT-FAIL, {} SKIP",
         totals[0], totals[1], totals[2], totals[3]
     ))
+}
+
+/// One row per sweep run at paper scale: how long it took, where, and with what command (from
+/// the `*.paper.meta.json` files; experiments sharing a sweep share one run). Empty when no
+/// paper-scale result exists.
+fn paper_runs_table(registry: &Registry, project: &Project) -> String {
+    let mut rows: Vec<(String, Vec<String>, serde_json::Value)> = Vec::new();
+    for exp in registry.all() {
+        let Some(meta) = std::fs::read_to_string(project.meta_json(exp, Scale::Paper))
+            .ok()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        else {
+            continue;
+        };
+        let sweep = meta
+            .get("sweep")
+            .and_then(|v| v.as_str())
+            .unwrap_or(&exp.spec.id)
+            .to_string();
+        match rows.iter_mut().find(|r| r.0 == sweep) {
+            Some(row) => row.1.push(exp.spec.id.clone()),
+            None => rows.push((sweep, vec![exp.spec.id.clone()], meta)),
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut t = String::from(
+        "### Paper-scale runs\n\n\
+         | sweep | experiments | wall time (s) | work items computed / resumed | threads | machine | revision |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    let mut total = 0.0;
+    for (sweep, ids, meta) in &rows {
+        let get = |k: &str| meta.get(k).cloned().unwrap_or(serde_json::Value::Null);
+        let wall = get("wall_seconds").as_f64().unwrap_or(f64::NAN);
+        total += wall;
+        writeln!(
+            t,
+            "| `{sweep}` | {} | {wall:.0} | {} / {} | {} | {} | `{}` |",
+            ids.join(", "),
+            get("work_items_computed"),
+            get("work_items_resumed"),
+            get("threads"),
+            get("machine").as_str().unwrap_or("?"),
+            get("git_revision").as_str().unwrap_or("?"),
+        )
+        .ok();
+    }
+    writeln!(
+        t,
+        "\nSum of the wall times: {total:.0} s ({:.1} min). A resumed run's wall time covers only \
+         the items it computed. Where the time goes and how this compares with the goal: \
+         `docs/benchmarks.md`, section \"Paper-scale reproduction\".\n",
+        total / 60.0
+    )
+    .ok();
+    t
 }
 
 fn verdict_index(v: Verdict) -> usize {
