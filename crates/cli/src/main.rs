@@ -3,6 +3,7 @@
 
 mod bench;
 mod map;
+mod replay;
 mod reproduce;
 mod schedule;
 mod trace;
@@ -40,6 +41,9 @@ enum Command {
     /// Inspect (`trace info`) or convert (`trace convert`) a Parallel Workloads Archive log.
     #[command(subcommand)]
     Trace(trace::TraceCommand),
+    /// Replay an SWF log under FCFS, EASY, conservative or Flexible backfilling: Batsim jobs
+    /// CSV and summary.
+    Replay(replay::ReplayArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
         Command::Schedule(cmd) => schedule::run(cmd),
         Command::Map(args) => map::run(args),
         Command::Trace(cmd) => trace::run(cmd),
+        Command::Replay(args) => replay::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
