@@ -215,6 +215,7 @@ pub fn models() -> Vec<Box<dyn Model>> {
         Box::new(crate::models::kumar::KumarExample),
         Box::new(crate::models::kumar::KumarCh5),
         Box::new(crate::models::kumar::Braun2001),
+        Box::new(crate::models::batch_replay::BatchReplay),
     ]
 }
 

@@ -1,4 +1,4 @@
-//! The five documents gridsched reproduces.
+//! The five documents gridsched reproduces, and one group of real-world log checks.
 
 /// One source document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,8 +12,8 @@ pub struct Paper {
     pub spec: &'static str,
 }
 
-/// All documents, in seed order.
-pub const PAPERS: [Paper; 5] = [
+/// All documents, in seed order, then the log checks.
+pub const PAPERS: [Paper; 6] = [
     Paper {
         key: "castillo",
         seed: "000",
@@ -43,6 +43,14 @@ pub const PAPERS: [Paper; 5] = [
         seed: "004",
         citation: "A. Kumar, \"Segmented Average-Sufferage Heuristic for Independent Task Scheduling in Grid\", M.Tech. dissertation, IIT Roorkee, 2010",
         spec: "kumar-sufferage.md",
+    },
+    // Not a seed document: checks of the queue-based schedulers (crates/batch) against what
+    // real machines did, on Parallel Workloads Archive logs.
+    Paper {
+        key: "logs",
+        seed: "-",
+        citation: "Real-world checks on Parallel Workloads Archive logs (queue-based batch scheduling, issue 7)",
+        spec: "klusacek-eg-edf.md",
     },
 ];
 

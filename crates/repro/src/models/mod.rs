@@ -1,5 +1,6 @@
 //! The models behind the experiment entries, one module per document chapter.
 
+pub mod batch_replay;
 pub mod castillo_ch3;
 pub mod castillo_ch4;
 pub mod kumar;

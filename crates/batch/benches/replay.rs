@@ -1,0 +1,114 @@
+//! Batch replay throughput (issue 7 item 6): the simulation core of EASY, conservative
+//! backfilling (replay compression) and FCFS, from jobs in memory to every job finished.
+//!
+//! Groups `batch/<policy>`, benchmarks `<workload>/n=<jobs>`; throughput in jobs (criterion
+//! prints jobs/s):
+//! - `synthetic`: a seeded stream on 256 processors (sizes 1..=64 skewed to small, log-uniform
+//!   run times 1 s..36 h, requested times 1–5 times the run time, arrivals at ~90% offered
+//!   load), so the bench runs without data;
+//! - `hpc2n`: a prefix of the HPC2N log (240 processors), when the log is in the data
+//!   directory ($GRIDSCHED_DATA or ../shared/data).
+//!
+//! Estimates are the requested times (jobs killed at them). Invariant checks are off, as in
+//! the CLI. The whole-log timing, including reading the gzip log, is the `replay_timing`
+//! example (see docs/benchmarks.md). `GRIDSCHED_BENCH_QUICK=1`: the smaller sizes only.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use gridsched_batch::{Config, Estimates, Job, Platform, Policy, Simulator, swf::trace_jobs};
+use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
+
+fn quick() -> bool {
+    std::env::var("GRIDSCHED_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// splitmix64: a fixed, dependency-free stream.
+struct Mix(u64);
+
+impl Mix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn synthetic(n: usize, procs: u32) -> Vec<Job> {
+    let mut r = Mix(7);
+    let mut t = 0i64;
+    let mut jobs = Vec::with_capacity(n);
+    // Mean work per job (processors x seconds) sets the mean inter-arrival for ~90% load.
+    let mut specs = Vec::with_capacity(n);
+    let mut work = 0f64;
+    for _ in 0..n {
+        let size = (1.0 + 63.0 * r.unit().powi(3)) as u32;
+        let run = (36.0 * 3600f64).powf(r.unit()).max(1.0) as i64;
+        let req = (run as f64 * (1.0 + 4.0 * r.unit())).ceil() as i64;
+        work += f64::from(size) * run as f64;
+        specs.push((size.min(procs), run, req));
+    }
+    let mean_gap = work / n as f64 / (0.9 * f64::from(procs));
+    for (k, (size, run, req)) in specs.into_iter().enumerate() {
+        t += (-mean_gap * (1.0 - r.unit()).ln()) as i64;
+        jobs.push(Job::new(k as u64 + 1, t, size, run).requested(req));
+    }
+    jobs
+}
+
+fn hpc2n(n: usize) -> Option<(u32, Vec<Job>)> {
+    let path = trace_path(&data_dir(None), "HPC2N");
+    let log = load_swf(Path::new(&path), SwfLoadOptions { limit: Some(n) }).ok()?;
+    let procs = log.header.max_procs? as u32;
+    Some((procs, trace_jobs(&log, procs).jobs))
+}
+
+fn bench(c: &mut Criterion) {
+    let sizes: &[usize] = if quick() {
+        &[10_000]
+    } else {
+        &[10_000, 100_000]
+    };
+    let mut workloads: Vec<(String, u32, Vec<Job>)> = Vec::new();
+    for &n in sizes {
+        workloads.push((format!("synthetic/n={n}"), 256, synthetic(n, 256)));
+        if let Some((p, jobs)) = hpc2n(n) {
+            workloads.push((format!("hpc2n/n={}", jobs.len()), p, jobs));
+        }
+    }
+    for policy in [Policy::Easy, Policy::Conservative, Policy::Fcfs] {
+        let mut g = c.benchmark_group(format!("batch/{}", policy.name()));
+        g.sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(3));
+        for (name, procs, jobs) in &workloads {
+            g.throughput(Throughput::Elements(jobs.len() as u64));
+            g.bench_with_input(BenchmarkId::from_parameter(name), jobs, |b, jobs| {
+                let config = Config::new(policy)
+                    .estimates(Estimates::Requested)
+                    .check_invariants(false);
+                let platform = Platform::cluster(*procs).unwrap();
+                b.iter_batched(
+                    || jobs.clone(),
+                    |jobs| {
+                        let mut sim = Simulator::with_jobs(platform.clone(), config, jobs).unwrap();
+                        sim.run();
+                        black_box(sim.counters())
+                    },
+                    criterion::BatchSize::LargeInput,
+                );
+            });
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
