@@ -212,6 +212,7 @@ pub fn models() -> Vec<Box<dyn Model>> {
     vec![
         Box::new(crate::models::castillo_ch3::CastilloCh3),
         Box::new(crate::models::castillo_ch4::CastilloCh4),
+        Box::new(crate::models::castillo_ch5::CastilloCh5),
         Box::new(crate::models::kumar::KumarExample),
         Box::new(crate::models::kumar::KumarCh5),
         Box::new(crate::models::kumar::Braun2001),
