@@ -20,6 +20,18 @@ pub struct Experiment {
 }
 
 impl Experiment {
+    /// The sweep's `requires_data` files that are not in the data directory (empty when every
+    /// real input is present, or the sweep needs none).
+    pub fn missing_data(&self) -> Vec<std::path::PathBuf> {
+        let dir = gridsched_workload::swf::data_dir(None);
+        self.sweep
+            .requires_data
+            .iter()
+            .map(|f| dir.join(f))
+            .filter(|p| !p.is_file())
+            .collect()
+    }
+
     /// The id without its paper prefix (`fig-3.4`), used in file names.
     pub fn short_id(&self) -> &str {
         self.spec

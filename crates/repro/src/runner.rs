@@ -457,6 +457,7 @@ pub(crate) mod tests {
             parameters: Default::default(),
             axis,
             series: vec![series("unit", 1.0), series("double", 2.0)],
+            requires_data: Vec::new(),
             scales: [
                 (
                     "quick".to_string(),

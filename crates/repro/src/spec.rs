@@ -36,6 +36,12 @@ pub struct SweepSpec {
     pub series: Vec<SeriesSpec>,
     /// Replications and jobs per scale; must define `quick` and `paper`.
     pub scales: BTreeMap<String, ScaleSpec>,
+    /// Real input files the sweep reads, relative to the data directory (`--data-dir`,
+    /// `$GRIDSCHED_DATA`, else `../shared/data`), e.g. `etc/braun/u_c_hihi.0`. Lets the test
+    /// suite tell "this checkout has no real data" apart from a failure
+    /// ([`crate::Experiment::missing_data`]).
+    #[serde(default)]
+    pub requires_data: Vec<String>,
 }
 
 fn default_seed() -> u64 {
