@@ -2,6 +2,7 @@
 //! schedulers on your own inputs. A thin layer over the `gridsched-*` libraries.
 
 mod bench;
+mod coalloc;
 mod map;
 mod replay;
 mod reproduce;
@@ -44,6 +45,9 @@ enum Command {
     /// Replay an SWF log under FCFS, EASY, conservative or Flexible backfilling: Batsim jobs
     /// CSV and summary.
     Replay(replay::ReplayArgs),
+    /// Online co-allocation with advance reservations (Castillo ch. 5) on an SWF log: one CSV
+    /// row per job (submit, requested start, start, servers, retries, holds, wait).
+    Coalloc(coalloc::CoallocArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         Command::Map(args) => map::run(args),
         Command::Trace(cmd) => trace::run(cmd),
         Command::Replay(args) => replay::run(args),
+        Command::Coalloc(args) => coalloc::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

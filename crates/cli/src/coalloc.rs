@@ -1,0 +1,309 @@
+//! `gridsched coalloc`: Castillo's online co-allocation (ch. 5) on a Parallel Workloads Archive
+//! log: every job asks for `n_r` servers over one common window, searched in quantized 2-D trees,
+//! retried `Δt` later up to `maxRet` times and then held until `q_r + H`. Writes one CSV row per
+//! job and prints a summary.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use gridsched_reservation::coalloc::{
+    ArSelect, CoallocConfig, CoallocError, CoallocPick, CoallocScheduler, HoldMode, LengthField,
+    audit, make_advance_reservations, requests_from_swf,
+};
+use gridsched_sim::StreamKey;
+use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
+
+/// Table 5.1's machine sizes for the thesis's logs (used when `--servers` is not given).
+const TABLE_5_1: [(&str, u32); 3] = [("CTC", 512), ("KTH", 128), ("HPC2N", 240)];
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum PickArg {
+    /// The thesis's tree search (Phase-2 groups in reverse marking order, in-order retrieval).
+    Tree,
+    /// The feasible periods with the latest starts (smallest leading gaps).
+    LatestStart,
+    /// The feasible periods with the earliest ends.
+    MinEnd,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum HoldArg {
+    /// After a hold, s_r := max(s_r, q_r + H).
+    Latest,
+    /// After a hold, the request keeps its original lead s_r − q_r.
+    KeepLead,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LengthArg {
+    /// l_r = run time (SWF field 4).
+    Run,
+    /// l_r = requested time (field 9; the run time where unknown).
+    Requested,
+}
+
+#[derive(Debug, Args)]
+pub struct CoallocArgs {
+    /// The log (plain or gzip): a path, or a short name (CTC, KTH, HPC2N, SDSC, LCG, LPC)
+    /// looked up in <data dir>/traces/.
+    #[arg(long)]
+    trace: String,
+    /// Data directory for short names (default: $GRIDSCHED_DATA, else ../shared/data).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Use only the first N jobs of the log.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Number of servers N (default: Table 5.1's 512 / 128 / 240 for CTC / KTH / HPC2N, else
+    /// the log header's MaxProcs). Jobs wider than N are never scheduled (empty start).
+    #[arg(long)]
+    servers: Option<u32>,
+    /// Fraction ρ of jobs made advance reservations, s_r = q_r + U[0, --ar-lead].
+    #[arg(long, default_value_t = 0.0)]
+    ar_fraction: f64,
+    /// Longest advance-reservation lead (e.g. 3h).
+    #[arg(long, default_value = "3h", value_parser = parse_duration)]
+    ar_lead: i64,
+    /// Quantum length l_q (e.g. 15m, 900s, 1h).
+    #[arg(long, default_value = "15m", value_parser = parse_duration)]
+    quantum: i64,
+    /// Scheduling horizon H (e.g. 50h); Q = ceil(H / l_q) quanta.
+    #[arg(long, default_value = "50h", value_parser = parse_duration)]
+    horizon: i64,
+    /// Retry step Δt added to s_r after a failed attempt.
+    #[arg(long, default_value = "15m", value_parser = parse_duration)]
+    retry_step: i64,
+    /// Retries before a hold (default Q/2).
+    #[arg(long)]
+    max_retries: Option<u32>,
+    /// Which feasible idle periods a request gets.
+    #[arg(long, value_enum, default_value = "tree")]
+    pick: PickArg,
+    /// Start time after a hold.
+    #[arg(long, value_enum, default_value = "latest")]
+    hold_mode: HoldArg,
+    /// Which SWF field is the duration l_r.
+    #[arg(long, value_enum, default_value = "run")]
+    length: LengthArg,
+    /// Seed of the advance-reservation draws.
+    #[arg(long, default_value_t = 2008)]
+    seed: u64,
+    /// Check the finished schedule (distinct servers, no double booking) before writing.
+    #[arg(long)]
+    audit: bool,
+    /// Per-job CSV (written atomically).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// A duration: a number with an optional unit `s` (default), `m`, `h` or `d`, e.g. `15m`,
+/// `50h`, `900s`, `1.5h`, `900`. Rounded to whole seconds; must be positive.
+pub fn parse_duration(text: &str) -> Result<i64, String> {
+    let t = text.trim();
+    let (num, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => t.split_at(i),
+        None => (t, "s"),
+    };
+    let factor = match unit.trim() {
+        "s" | "sec" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86400.0,
+        u => {
+            return Err(format!(
+                "`{text}`: unknown unit `{u}` (use s, m, h or d, e.g. 15m)"
+            ));
+        }
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration (e.g. 15m, 50h, 900s)"))?;
+    let secs = (v * factor).round();
+    if !(1.0..1e15).contains(&secs) {
+        return Err(format!("`{text}`: a duration must be at least 1 s"));
+    }
+    Ok(secs as i64)
+}
+
+fn hours(s: f64) -> f64 {
+    s / 3600.0
+}
+
+pub fn run(args: CoallocArgs) -> Result<()> {
+    if args.servers == Some(0) {
+        bail!("--servers must be positive");
+    }
+    if args.limit == Some(0) {
+        bail!("--limit must be positive");
+    }
+    if !(0.0..=1.0).contains(&args.ar_fraction) {
+        bail!("--ar-fraction must be in [0, 1], got {}", args.ar_fraction);
+    }
+    let path = trace_path(&data_dir(args.data_dir.as_deref()), &args.trace);
+    let log = load_swf(&path, SwfLoadOptions { limit: args.limit })?;
+    let servers = match args.servers {
+        Some(n) => n,
+        None => TABLE_5_1
+            .iter()
+            .find(|t| t.0.eq_ignore_ascii_case(&args.trace))
+            .map(|t| t.1)
+            .or_else(|| log.header.max_procs.and_then(|m| u32::try_from(m).ok()))
+            .filter(|&n| n > 0)
+            .with_context(|| format!("{}: no MaxProcs header; give --servers", path.display()))?,
+    };
+    let field = match args.length {
+        LengthArg::Run => LengthField::Run,
+        LengthArg::Requested => LengthField::Requested,
+    };
+    let (mut requests, mapping) = requests_from_swf(&log.jobs, field);
+    let ar_jobs = if args.ar_fraction > 0.0 {
+        let mut rng = StreamKey::new(args.seed, "gridsched coalloc")
+            .stream("ar")
+            .rng();
+        make_advance_reservations(
+            &mut requests,
+            args.ar_fraction,
+            ArSelect::Bernoulli,
+            args.ar_lead,
+            &mut rng,
+        )
+    } else {
+        0
+    };
+    let config = CoallocConfig {
+        servers,
+        quantum: args.quantum,
+        horizon: args.horizon,
+        retry_step: args.retry_step,
+        max_retries: args.max_retries,
+        pick: match args.pick {
+            PickArg::Tree => CoallocPick::Tree,
+            PickArg::LatestStart => CoallocPick::LatestStart,
+            PickArg::MinEnd => CoallocPick::MinEnd,
+        },
+        hold_mode: match args.hold_mode {
+            HoldArg::Latest => HoldMode::Latest,
+            HoldArg::KeepLead => HoldMode::KeepLead,
+        },
+        ..CoallocConfig::default()
+    };
+    let started = Instant::now();
+    let scheduler = CoallocScheduler::new(config).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let outcome = scheduler.run(&requests, args.audit);
+    let elapsed = started.elapsed().as_secs_f64();
+    let run = outcome.map_err(|e| match e {
+        CoallocError::Request { index, id, message } => anyhow::anyhow!(
+            "{}:{}: job {id}: {message}",
+            path.display(),
+            log.jobs.get(index).map_or(0, |j| j.line)
+        ),
+        e => anyhow::anyhow!("{e}"),
+    })?;
+    if args.audit {
+        audit(&requests, &run).map_err(|e| anyhow::anyhow!("audit failed: {e}"))?;
+    }
+
+    let mut rows: Vec<Option<usize>> = vec![None; requests.len()];
+    for (k, o) in run.outcomes.iter().enumerate() {
+        rows[o.index] = Some(k);
+    }
+    let mut csv = String::from(
+        "id,submit,requested_start,start,length,servers,retries,holds,wait,wait_from_submit\n",
+    );
+    for (r, row) in requests.iter().zip(&rows) {
+        match row.map(|k| &run.outcomes[k]) {
+            Some(o) => writeln!(
+                csv,
+                "{},{},{},{},{},{},{},{},{},{}",
+                o.id,
+                o.submit,
+                o.requested_start,
+                o.start,
+                o.length,
+                o.servers,
+                o.retries,
+                o.holds,
+                o.wait_req(),
+                o.wait_sub()
+            ),
+            // Wider than the machine: never scheduled.
+            None => writeln!(
+                csv,
+                "{},{},{},,{},{},,,,",
+                r.id, r.submit, r.start, r.length, r.servers
+            ),
+        }
+        .expect("writing to a String");
+    }
+    gridsched_repro::output::write_atomic(&args.out, csv.as_bytes())
+        .with_context(|| format!("writing {}", args.out.display()))?;
+
+    let n = run.outcomes.len().max(1) as f64;
+    let mean = |f: &dyn Fn(&gridsched_reservation::coalloc::JobOutcome) -> f64| {
+        run.outcomes.iter().map(f).sum::<f64>() / n
+    };
+    let max_wait = run.outcomes.iter().map(|o| o.wait_req()).max().unwrap_or(0);
+    eprintln!(
+        "{}: {} jobs on N = {servers} servers (l_q = {} s, H = {} s, Δt = {} s, maxRet = {}); {} advance reservations{}",
+        path.display(),
+        requests.len(),
+        config.quantum,
+        config.horizon,
+        config.retry_step,
+        config.max_ret(),
+        ar_jobs,
+        if mapping.requested_time_fallback > 0 {
+            format!(
+                "; {} jobs without a requested time use their run time",
+                mapping.requested_time_fallback
+            )
+        } else {
+            String::new()
+        }
+    );
+    eprintln!(
+        "  scheduled {} ({} wider than N, not scheduled); mean wait {:.3} h, max {:.2} h; \
+         {:.3} retries, {:.4} holds, {:.1} tree-node visits per request",
+        run.outcomes.len(),
+        run.too_large.len(),
+        mean(&|o| hours(o.wait_req() as f64)),
+        hours(max_wait as f64),
+        mean(&|o| f64::from(o.retries)),
+        mean(&|o| f64::from(o.holds)),
+        mean(&|o| o.ops as f64),
+    );
+    eprintln!(
+        "  scheduling took {elapsed:.2} s ({:.0} requests/s); wrote {}",
+        requests.len() as f64 / elapsed.max(1e-9),
+        display(&args.out)
+    );
+    Ok(())
+}
+
+fn display(p: &Path) -> String {
+    p.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("15m"), Ok(900));
+        assert_eq!(parse_duration("50h"), Ok(180_000));
+        assert_eq!(parse_duration("900s"), Ok(900));
+        assert_eq!(parse_duration("900"), Ok(900));
+        assert_eq!(parse_duration("1.5h"), Ok(5400));
+        assert_eq!(parse_duration("2d"), Ok(172_800));
+        assert!(parse_duration("15x").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("abc").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("h").unwrap_err().contains("not a duration"));
+        assert!(parse_duration("0m").unwrap_err().contains("at least 1 s"));
+        assert!(parse_duration("-5m").unwrap_err().contains("at least 1 s"));
+    }
+}
