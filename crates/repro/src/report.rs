@@ -151,8 +151,8 @@ fn paper_runs_table(registry: &Registry, project: &Project) -> String {
     writeln!(
         t,
         "\nSum of the wall times: {total:.0} s ({:.1} min). A resumed run's wall time covers only \
-         the items it computed. Where the time goes and how this compares with the goal: \
-         `docs/benchmarks.md`, section \"Paper-scale reproduction\".\n",
+         the items it computed; the runs shared the machine with other work. Chapter 3's CPU time, \
+         profile and the 30-minute goal: `docs/benchmarks.md`, section \"Paper-scale reproduction\".\n",
         total / 60.0
     )
     .ok();
