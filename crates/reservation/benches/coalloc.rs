@@ -1,0 +1,152 @@
+//! Throughput of the chapter-5 online co-allocation scheduler (Castillo ch. 5; issue 5,
+//! item 7): requests per second of `CoallocScheduler::run` over a whole request stream, as the
+//! number of servers `N` and the number of quanta `Q = H / l_q` grow.
+//!
+//! - `coalloc/servers`: N = 64, 256, 1,024 at the thesis's setting l_q = Δt = 15 min,
+//!   H = 50 h (Q = 200, maxRet = 100);
+//! - `coalloc/quanta`: N = 256 with H = 50 h and l_q = 60, 15 and 3.75 min (Q = 50, 200, 800;
+//!   Δt = l_q, maxRet = Q/2), so the retry window stays 25 h;
+//! - `coalloc/kth`: the first 10,000 jobs of the KTH log at N = 128 (skipped when the log is
+//!   not under the data directory).
+//!
+//! The synthetic stream is seeded and the same in every iteration: Poisson arrivals at offered
+//! load 0.7 of N, half of the jobs on one server and the rest on U{1..N/4} servers, durations
+//! log-uniform in [1 min, 10 h], s_r = q_r (no advance reservations: the retry-heavy case).
+//! One iteration builds an empty scheduler and serves the whole stream; the throughput is
+//! requests per second. `GRIDSCHED_BENCH_QUICK=1` makes a short smoke run.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use gridsched_reservation::coalloc::{
+    CoallocConfig, CoallocRequest, CoallocScheduler, LengthField, requests_from_swf,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const REQUESTS: usize = 5_000;
+
+fn stream(servers: u32, count: usize, seed: u64) -> Vec<CoallocRequest> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (lo, hi) = (60f64.ln(), 36_000f64.ln());
+    let mean_len = (36_000.0 - 60.0) / (hi - lo);
+    let wide = (servers / 4).max(1);
+    let mean_n = 0.5 * 1.0 + 0.5 * (f64::from(wide) + 1.0) / 2.0;
+    let rate = 0.7 * f64::from(servers) / (mean_n * mean_len);
+    let mut t = 0.0f64;
+    (0..count)
+        .map(|i| {
+            let u: f64 = rng.random();
+            t += -(1.0 - u).ln() / rate;
+            let len = (lo + (hi - lo) * rng.random::<f64>()).exp().round() as i64;
+            let n = if rng.random::<bool>() {
+                1
+            } else {
+                rng.random_range(1..=wide)
+            };
+            let submit = t.round() as i64;
+            CoallocRequest {
+                id: i as u64,
+                submit,
+                start: submit,
+                length: len.max(1),
+                servers: n,
+                batch_wait: None,
+            }
+        })
+        .collect()
+}
+
+fn config(servers: u32, quantum: i64) -> CoallocConfig {
+    CoallocConfig {
+        servers,
+        quantum,
+        horizon: 50 * 3600,
+        retry_step: quantum,
+        ..CoallocConfig::default()
+    }
+}
+
+fn serve(cfg: CoallocConfig, requests: &[CoallocRequest]) -> usize {
+    let run = CoallocScheduler::new(cfg)
+        .expect("valid configuration")
+        .run(requests, false)
+        .expect("valid requests");
+    run.outcomes.len()
+}
+
+fn quick() -> bool {
+    std::env::var("GRIDSCHED_BENCH_QUICK").is_ok_and(|v| v == "1")
+}
+
+fn tune(c: &mut Criterion) -> Criterion {
+    let _ = c;
+    let base = Criterion::default().configure_from_args();
+    if quick() {
+        base.sample_size(10)
+            .warm_up_time(Duration::from_millis(200))
+            .measurement_time(Duration::from_secs(1))
+    } else {
+        base.sample_size(10)
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(5))
+    }
+}
+
+fn benches(c: &mut Criterion) {
+    let mut c = tune(c);
+    {
+        let mut g = c.benchmark_group("coalloc/servers");
+        for servers in [64u32, 256, 1024] {
+            let reqs = stream(servers, REQUESTS, 5);
+            g.throughput(Throughput::Elements(reqs.len() as u64));
+            g.bench_with_input(
+                BenchmarkId::from_parameter(format!("N={servers},Q=200")),
+                &reqs,
+                |b, reqs| b.iter(|| black_box(serve(config(servers, 900), reqs))),
+            );
+        }
+        g.finish();
+    }
+    {
+        let mut g = c.benchmark_group("coalloc/quanta");
+        let reqs = stream(256, REQUESTS, 6);
+        for quantum in [3600i64, 900, 225] {
+            let q = 50 * 3600 / quantum;
+            g.throughput(Throughput::Elements(reqs.len() as u64));
+            g.bench_with_input(
+                BenchmarkId::from_parameter(format!("N=256,Q={q}")),
+                &reqs,
+                |b, reqs| b.iter(|| black_box(serve(config(256, quantum), reqs))),
+            );
+        }
+        g.finish();
+    }
+    let data = gridsched_workload::swf::data_dir(None);
+    let kth = gridsched_workload::swf::trace_path(&data, "KTH");
+    if kth.is_file() {
+        let log = gridsched_workload::swf::load_swf(
+            &kth,
+            gridsched_workload::swf::SwfLoadOptions {
+                limit: Some(10_000),
+            },
+        )
+        .expect("the KTH log parses");
+        let (reqs, _) = requests_from_swf(&log.jobs, LengthField::Run);
+        let mut g = c.benchmark_group("coalloc/kth");
+        g.throughput(Throughput::Elements(reqs.len() as u64));
+        g.bench_function("N=128,Q=200,first-10000-jobs", |b| {
+            b.iter(|| black_box(serve(config(128, 900), &reqs)))
+        });
+        g.finish();
+    } else {
+        eprintln!(
+            "NOTICE: no KTH log at {}; coalloc/kth skipped",
+            kth.display()
+        );
+    }
+}
+
+criterion_group!(coalloc, benches);
+criterion_main!(coalloc);
