@@ -106,6 +106,14 @@ fn selected<'a>(registry: &'a Registry, ids: &[String], all: bool) -> Result<Vec
     let mut out: Vec<&Experiment> = Vec::new();
     for id in ids {
         let e = registry.resolve(id)?;
+        let candidates = registry.candidates(id);
+        if candidates.len() > 1 {
+            eprintln!(
+                "note: `{id}` names {}; running {} (use the full id for another)",
+                candidates.join(" and "),
+                e.spec.id
+            );
+        }
         if !out.iter().any(|x| x.spec.id == e.spec.id) {
             out.push(e);
         }

@@ -119,8 +119,21 @@ impl Registry {
         &self.experiments
     }
 
-    /// Resolves a full id (`castillo-fig-3.4`) or a bare one (`fig-3.4`) when exactly one
-    /// experiment matches.
+    /// The full ids a bare id (`fig-5.4`) matches, in document order (seed 000 first).
+    pub fn candidates(&self, id: &str) -> Vec<&str> {
+        let mut matches: Vec<&Experiment> = self
+            .experiments
+            .iter()
+            .filter(|e| e.short_id() == id)
+            .collect();
+        matches.sort_by_key(|e| e.paper.seed);
+        matches.iter().map(|e| e.spec.id.as_str()).collect()
+    }
+
+    /// Resolves a full id (`castillo-fig-3.4`) or a bare one (`fig-3.4`). A bare id that
+    /// several documents use (`fig-5.4`: Castillo's and Kumar's) means the first document's in
+    /// seed order (the documents' numbering in `shared/seeds/`); [`candidates`](Self::candidates)
+    /// lists the others so a front end can say so.
     pub fn resolve(&self, id: &str) -> Result<&Experiment, HarnessError> {
         if let Some(e) = self.experiments.iter().find(|e| e.spec.id == id) {
             return Ok(e);
@@ -131,17 +144,13 @@ impl Registry {
             .filter(|e| e.short_id() == id)
             .collect();
         match matches.as_slice() {
-            [one] => Ok(one),
             [] => Err(HarnessError::Usage(format!(
                 "no experiment `{id}`; `gridsched list` shows them all"
             ))),
-            many => Err(HarnessError::Usage(format!(
-                "`{id}` is ambiguous; candidates: {}",
-                many.iter()
-                    .map(|e| e.spec.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
+            many => Ok(many
+                .iter()
+                .min_by_key(|e| e.paper.seed)
+                .expect("at least one match")),
         }
     }
 }
