@@ -59,7 +59,8 @@ fn parse_shard(s: &str) -> Result<(u32, u32), String> {
 
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
-    /// Experiment ids (`castillo-fig-3.4`, or `fig-3.4` when unambiguous).
+    /// Experiment ids (`castillo-fig-3.4`, or bare `fig-3.4`; a bare id two documents share
+    /// means the first document's, e.g. `fig-5.4` is `castillo-fig-5.4`, not `kumar-fig-5.4`).
     #[arg(required_unless_present = "all")]
     ids: Vec<String>,
     /// Reproduce every experiment.
