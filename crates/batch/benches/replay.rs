@@ -6,6 +6,7 @@
 //! - `synthetic`: a seeded stream on 256 processors (sizes 1..=64 skewed to small, log-uniform
 //!   run times 1 s..36 h, requested times 1–5 times the run time, arrivals at ~90% offered
 //!   load), so the bench runs without data;
+//! - `overload`: the same stream at 120% offered load (a queue of thousands of jobs);
 //! - `hpc2n`: a prefix of the HPC2N log (240 processors), when the log is in the data
 //!   directory ($GRIDSCHED_DATA or ../shared/data).
 //!
@@ -19,48 +20,14 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gridsched_batch::{Config, Estimates, Job, Platform, Policy, Simulator, swf::trace_jobs};
+
+#[path = "common/synthetic.rs"]
+mod common;
+use common::synthetic;
 use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
 
 fn quick() -> bool {
     std::env::var("GRIDSCHED_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
-}
-
-/// splitmix64: a fixed, dependency-free stream.
-struct Mix(u64);
-
-impl Mix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-fn synthetic(n: usize, procs: u32) -> Vec<Job> {
-    let mut r = Mix(7);
-    let mut t = 0i64;
-    let mut jobs = Vec::with_capacity(n);
-    // Mean work per job (processors x seconds) sets the mean inter-arrival for ~90% load.
-    let mut specs = Vec::with_capacity(n);
-    let mut work = 0f64;
-    for _ in 0..n {
-        let size = (1.0 + 63.0 * r.unit().powi(3)) as u32;
-        let run = (36.0 * 3600f64).powf(r.unit()).max(1.0) as i64;
-        let req = (run as f64 * (1.0 + 4.0 * r.unit())).ceil() as i64;
-        work += f64::from(size) * run as f64;
-        specs.push((size.min(procs), run, req));
-    }
-    let mean_gap = work / n as f64 / (0.9 * f64::from(procs));
-    for (k, (size, run, req)) in specs.into_iter().enumerate() {
-        t += (-mean_gap * (1.0 - r.unit()).ln()) as i64;
-        jobs.push(Job::new(k as u64 + 1, t, size, run).requested(req));
-    }
-    jobs
 }
 
 fn hpc2n(n: usize) -> Option<(u32, Vec<Job>)> {
@@ -78,11 +45,14 @@ fn bench(c: &mut Criterion) {
     };
     let mut workloads: Vec<(String, u32, Vec<Job>)> = Vec::new();
     for &n in sizes {
-        workloads.push((format!("synthetic/n={n}"), 256, synthetic(n, 256)));
+        workloads.push((format!("synthetic/n={n}"), 256, synthetic(n, 256, 0.9)));
         if let Some((p, jobs)) = hpc2n(n) {
             workloads.push((format!("hpc2n/n={}", jobs.len()), p, jobs));
         }
     }
+    // Offered load 1.2: the queue grows to thousands of jobs, each holding a reservation
+    // (the profile's worst case; conservative backfilling's compressions re-place them all).
+    workloads.push(("overload/n=10000".into(), 256, synthetic(10_000, 256, 1.2)));
     for policy in [Policy::Easy, Policy::Conservative, Policy::Fcfs] {
         let mut g = c.benchmark_group(format!("batch/{}", policy.name()));
         g.sample_size(10)

@@ -1,7 +1,9 @@
 //! Whole-log replay timing: `cargo run --release -p gridsched-batch --example replay_timing --
 //! [TRACE] [policy] [actual|requested] [replay|in-place]` (TRACE: a path or a short name such
-//! as HPC2N). Prints CPU seconds (this thread, from /proc/thread-self/schedstat) for reading
-//! the gzip log, for the simulation alone, and jobs per CPU second.
+//! as HPC2N, or `synthetic:N:LOAD` for the benchmark's seeded stream of N jobs on 256
+//! processors at that offered load). Prints CPU seconds (this thread, from
+//! /proc/thread-self/schedstat) for reading the gzip log, for the simulation alone, and jobs
+//! per CPU second.
 
 use std::path::Path;
 
@@ -9,6 +11,16 @@ use gridsched_batch::{
     Compression, Config, Estimates, Platform, Policy, Simulator, swf::trace_jobs,
 };
 use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
+
+#[path = "../benches/common/synthetic.rs"]
+mod common;
+
+/// `synthetic:N:LOAD` → (N, LOAD).
+fn synthetic_spec(trace: &str) -> Option<(usize, f64)> {
+    let rest = trace.strip_prefix("synthetic:")?;
+    let (n, load) = rest.split_once(':')?;
+    Some((n.parse().ok()?, load.parse().ok()?))
+}
 
 /// CPU time of this thread in seconds (nanosecond resolution on Linux), or wall time elsewhere.
 fn cpu_seconds() -> f64 {
@@ -40,21 +52,26 @@ fn main() {
         _ => Compression::Replay,
     };
     let reps: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(3);
-    let path = trace_path(&data_dir(None), trace);
     let mut best = (f64::MAX, f64::MAX);
     for _ in 0..reps {
         let c0 = cpu_seconds();
-        let log = load_swf(Path::new(&path), SwfLoadOptions::default()).expect("log");
-        let procs = log.header.max_procs.expect("MaxProcs") as u32;
-        let tj = trace_jobs(&log, procs);
-        let n = tj.jobs.len();
+        let (procs, jobs) = match synthetic_spec(trace) {
+            Some((n, load)) => (256, common::synthetic(n, 256, load)),
+            None => {
+                let path = trace_path(&data_dir(None), trace);
+                let log = load_swf(Path::new(&path), SwfLoadOptions::default()).expect("log");
+                let procs = log.header.max_procs.expect("MaxProcs") as u32;
+                (procs, trace_jobs(&log, procs).jobs)
+            }
+        };
+        let n = jobs.len();
         let c1 = cpu_seconds();
         let config = Config::new(policy)
             .estimates(estimates)
             .compression(compression)
             .check_invariants(false);
         let mut sim =
-            Simulator::with_jobs(Platform::cluster(procs).unwrap(), config, tj.jobs).unwrap();
+            Simulator::with_jobs(Platform::cluster(procs).unwrap(), config, jobs).unwrap();
         sim.run();
         let c2 = cpu_seconds();
         let done = sim.outcomes().count();

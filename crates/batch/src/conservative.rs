@@ -27,7 +27,7 @@ use std::cmp::Reverse;
 
 use crate::Time;
 use crate::config::{Compression, Estimates, MachineSelect};
-use crate::sim::{ConsState, JobPhase, PolicyState, Simulator};
+use crate::sim::{ConsState, JobPhase, PolicyState, Region, Simulator};
 
 impl Simulator {
     fn cons(&mut self) -> &mut ConsState {
@@ -56,6 +56,20 @@ impl Simulator {
         if c.q.len() > 64 && c.q.len() > 2 * c.live {
             self.compact_queue();
         }
+        if self.cons().starts.len() > 64 + 2 * self.cons().live {
+            self.purge_starts();
+        }
+    }
+
+    /// Drops the stale entries of the start heap (a job that moved leaves its old entry
+    /// behind): they would otherwise pile up until their times pass and slow every pop.
+    fn purge_starts(&mut self) {
+        let mut starts = std::mem::take(&mut self.cons().starts);
+        starts.retain(|&Reverse((s, _, idx))| {
+            let st = &self.st[idx as usize];
+            st.phase == JobPhase::Queued && st.start == s
+        });
+        self.cons().starts = starts;
     }
 
     /// Starts every job whose reservation starts now, in (start, arrival) order, and drops
@@ -92,6 +106,11 @@ impl Simulator {
 
     /// The earliest placement of job `idx` over all machines from now: `(machine, start)`.
     fn best_fit(&self, idx: u32) -> (usize, Time) {
+        self.best_fit_from(idx, self.now)
+    }
+
+    /// The earliest placement of job `idx` over all machines from `from`.
+    fn best_fit_from(&self, idx: u32, from: Time) -> (usize, Time) {
         let job = &self.jobs[idx as usize];
         let est = job.estimate(self.config.estimates);
         let mut best: Option<(Time, Time, usize)> = None;
@@ -101,18 +120,25 @@ impl Simulator {
             }
             let d = self.platform.duration(m, est);
             let s = p
-                .earliest_fit(self.now, d, job.procs)
+                .earliest_fit(from, d, job.procs)
                 .expect("a job no wider than its machine always fits eventually");
-            let key = match self.config.machine_select {
-                MachineSelect::Fastest => (s, s + d, m),
-                MachineSelect::FirstFit => (s, 0, m),
-            };
+            let key = self.fit_key(m, s, d);
             if best.is_none_or(|b| key < b) {
                 best = Some(key);
             }
         }
         let (s, _, m) = best.expect("validated: some machine is wide enough");
         (m, s)
+    }
+
+    /// The order of placements among machines: earliest start, then (with
+    /// [`MachineSelect::Fastest`]) earliest end, then machine index.
+    #[inline]
+    fn fit_key(&self, m: usize, s: Time, d: Time) -> (Time, Time, usize) {
+        match self.config.machine_select {
+            MachineSelect::Fastest => (s, s + d, m),
+            MachineSelect::FirstFit => (s, 0, m),
+        }
     }
 
     /// Places job `idx` at its earliest fit and records the reservation. `first`: this is
@@ -202,35 +228,32 @@ impl Simulator {
     /// Takes every queued job from queue position `k` on out of the profiles and places them
     /// again in queue order.
     ///
-    /// A job keeps its place without a search when (a) no job re-placed before it in this
-    /// replay now covers any instant of its old window on its machine (so the old window still
-    /// fits), and (b) on every machine it is wider than the largest level the profile showed,
-    /// when they became free, over the intervals freed since its placement (the early
-    /// completions' `[now, estimated end)` and the old windows of re-placed jobs): a window
-    /// starting earlier than before must use such an instant. Reservations are only added
-    /// during a replay, so those maxima stay upper bounds.
+    /// Job `j`'s old reservation was its earliest fit (by [`best_fit`](Self::best_fit)'s key)
+    /// in the profile of the jobs ahead of it. Since then that profile has gained free
+    /// processors only in the *freed* regions: the early completions' `[now, estimated end)`
+    /// and the old windows of the jobs this replay moved. A window that fits now and beats the
+    /// old one by that key therefore covers an instant of a freed region — otherwise it
+    /// fitted before too — and every other window that fits now comes after the old one. So
+    /// [`replace`](Self::replace) needs no search from now: on each machine with a freed region
+    /// as wide as the job (its largest level, read when freed, only falls as the replay adds
+    /// reservations), one sweep from the first window that can overlap that region, stopped
+    /// after the old start; on the old machine that sweep also tests the old window itself;
+    /// and only if nothing up to the old start fits, a search from the old start on.
+    ///
+    /// After a fixed reservation changed, every job is searched again from now.
     fn replay_from(&mut self, k: usize) {
-        let nm = self.profiles.len();
         let q = std::mem::take(&mut self.cons().q);
-        for &idx in &q[k..] {
-            if self.st[idx as usize].phase == JobPhase::Queued {
-                self.unplace(idx);
-            }
-        }
         let full = self.cons().full_replay;
-        // Per machine: the largest level over the freed intervals, and the new windows of the
-        // jobs that moved onto it.
-        let mut bound = vec![i64::MIN; nm];
-        let mut taken: Vec<Vec<(Time, Time)>> = vec![Vec::new(); nm];
-        if full {
-            bound.fill(i64::MAX);
-        } else {
-            let dirty = std::mem::take(&mut self.cons().dirty);
-            for &(m, from, to) in &dirty {
-                let b = self.profiles[m as usize].max_free(from, to);
-                bound[m as usize] = bound[m as usize].max(b);
+        self.take_out_from(&q, k);
+        let mut freed = std::mem::take(&mut self.cons().freed);
+        freed.resize_with(self.profiles.len(), Vec::new);
+        freed.iter_mut().for_each(Vec::clear);
+        if !full {
+            for i in 0..self.cons().dirty.len() {
+                let (m, from, to) = self.cons().dirty[i];
+                let level = self.profiles[m as usize].max_free(from, to);
+                add_freed(&mut freed[m as usize], from, to, level);
             }
-            self.cons().dirty = dirty;
         }
         for &idx in &q[k..] {
             let st = self.st[idx as usize];
@@ -238,32 +261,93 @@ impl Simulator {
                 continue;
             }
             self.counters.replanned += 1;
-            let job = self.jobs[idx as usize];
-            let p = i64::from(job.procs);
+            let procs = self.jobs[idx as usize].procs;
             let m0 = st.machine as usize;
-            let keeps = (0..nm).all(|m| p > bound[m])
-                && taken[m0]
-                    .iter()
-                    .all(|&(a, b)| b <= st.start || a >= st.est_end);
-            let (m, s) = if keeps {
-                (m0, st.start)
-            } else {
+            let (m, s) = if full {
                 self.best_fit(idx)
+            } else {
+                self.replace(idx, &freed)
             };
-            if (m as u32, s) == (st.machine, st.start) {
+            if (m, s) == (m0, st.start) {
                 // Same place: its start-heap entry is still valid.
-                self.profiles[m].reserve(s, st.est_end, job.procs);
+                self.profiles[m].reserve(s, st.est_end, procs);
             } else {
                 self.counters.moved += 1;
                 // Its old window is free for the jobs behind it.
-                let b = self.profiles[m0].max_free(st.start, st.est_end);
-                bound[m0] = bound[m0].max(b);
+                let level = self.profiles[m0].max_free(st.start, st.est_end);
+                add_freed(&mut freed[m0], st.start, st.est_end, level);
                 self.commit(idx, m, s, false);
-                let st2 = self.st[idx as usize];
-                taken[m].push((st2.start, st2.est_end));
             }
         }
-        self.cons().q = q;
+        let c = self.cons();
+        c.q = q;
+        c.freed = freed;
+    }
+
+    /// The new placement of queued job `idx` (out of the profiles) during a replay, given the
+    /// regions freed since it was placed: see [`replay_from`](Self::replay_from).
+    fn replace(&self, idx: u32, freed: &[Vec<Region>]) -> (usize, Time) {
+        let job = &self.jobs[idx as usize];
+        let st = &self.st[idx as usize];
+        let est = job.estimate(self.config.estimates);
+        let p = i64::from(job.procs);
+        let m0 = st.machine as usize;
+        let mut best: Option<(Time, Time, usize)> = None;
+        for (m, regions) in freed.iter().enumerate() {
+            if self.platform.machines()[m].cpus < job.procs {
+                continue;
+            }
+            let d = self.platform.duration(m, est);
+            // Windows `[s, s + d)` overlapping a region `[from, to)` start after `from - d`.
+            let region_from = regions
+                .iter()
+                .find(|r| r.level >= p)
+                .map(|r| r.from.saturating_sub(d - 1));
+            let from = match region_from {
+                Some(f) if m == m0 => f.min(st.start),
+                Some(f) => f,
+                None if m == m0 => st.start,
+                None => continue,
+            };
+            let limit = best.map_or(st.start, |b| b.0).saturating_add(1);
+            if let Some(s) = self.profiles[m].earliest_fit_before(from, d, job.procs, limit) {
+                let key = self.fit_key(m, s, d);
+                if best.is_none_or(|b| key < b) {
+                    best = Some(key);
+                }
+            }
+        }
+        match best {
+            Some((s, _, m)) => (m, s),
+            // Nothing fits up to the old start: every window that fits starts later.
+            None => self.best_fit_from(idx, st.start),
+        }
+    }
+
+    /// Takes the queued jobs of `q[k..]` out of the profiles: by releasing each, or, when
+    /// fewer jobs precede `k` than follow it, by copying the base profiles (running jobs and
+    /// fixed reservations) and reserving the jobs of `q[..k]` again.
+    fn take_out_from(&mut self, q: &[u32], k: usize) {
+        if k < q.len() - k {
+            if let PolicyState::Cons(c) = &self.policy {
+                for (p, b) in self.profiles.iter_mut().zip(&c.base) {
+                    p.clone_from(b);
+                }
+            }
+            for &idx in &q[..k] {
+                let st = self.st[idx as usize];
+                if st.phase == JobPhase::Queued {
+                    let procs = self.jobs[idx as usize].procs;
+                    self.profiles[st.machine as usize].reserve(st.start, st.est_end, procs);
+                }
+            }
+        } else {
+            for &idx in &q[k..] {
+                if self.st[idx as usize].phase == JobPhase::Queued {
+                    self.unplace(idx);
+                }
+            }
+        }
     }
 
     /// Mu'alem & Feitelson's compression: each queued job, in order, moves to its earliest
@@ -311,4 +395,21 @@ impl Simulator {
         q.retain(|&idx| self.st[idx as usize].phase == JobPhase::Queued);
         self.cons().q = q;
     }
+}
+
+/// Adds `[from, to)` with free-level bound `level` to a machine's freed regions, kept sorted
+/// and disjoint: overlapping regions merge into their union with the larger bound (still an
+/// upper bound over the union).
+fn add_freed(regions: &mut Vec<Region>, from: Time, to: Time, level: i64) {
+    let mut r = Region { from, to, level };
+    // The first region that ends after `from`; every region before it is untouched.
+    let i = regions.partition_point(|x| x.to <= from);
+    let mut j = i;
+    while j < regions.len() && regions[j].from < r.to {
+        r.from = r.from.min(regions[j].from);
+        r.to = r.to.max(regions[j].to);
+        r.level = r.level.max(regions[j].level);
+        j += 1;
+    }
+    regions.splice(i..j, std::iter::once(r));
 }

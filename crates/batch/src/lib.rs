@@ -10,7 +10,7 @@
 //!   ([`Simulator::submit`]); fixed reservations ([`Simulator::add_reservation`]) are blocks no
 //!   job may overlap; the whole state clones cheaply (`Clone`: a few `memcpy`s, the job table
 //!   is shared).
-//! - [`Profile`]: the availability profile of one machine, an augmented treap of free-processor
+//! - [`Profile`]: the availability profile of one machine, flat arrays of free-processor
 //!   changes with `O(log n)` updates and earliest-fit queries; reusable on its own.
 //! - [`Summary`] (wait, slowdown, bounded slowdown, utilization, makespan, killed jobs) and
 //!   [`write_batsim_csv`] (per-job CSV with Batsim's columns, readable by evalys).

@@ -1,112 +1,68 @@
 //! The availability profile of one machine: free processors as a step function of time.
 //!
-//! The profile stores *changes*, not levels: a job (or a fixed reservation) holding `p`
-//! processors over `[s, e)` is the two deltas `-p` at `s` and `+p` at `e`. The level at time
-//! `t ≥ now` is `free_now + Σ { delta(k) : now < k ≤ t }`, where every change at or before
-//! `now` has been folded into `free_now`. Reserving or releasing a block is therefore two point
-//! updates, whatever the number of steps it spans.
+//! The profile is the sorted list of its *change points* after `now`: times `t_1 < t_2 < …`
+//! and the level (free processors) on `[t_i, t_{i+1})`; before `t_1` it is `free_now`. A
+//! point whose level equals the one before it is dropped at once, so every stored point is a
+//! real change. Times and levels are two flat arrays, with the folded past cut off lazily.
 //!
-//! The deltas live in a treap (an arena of nodes addressed by `u32`, no `Rc`, no `unsafe`) keyed
-//! by time and augmented per subtree with the sum of its deltas and the minimum and maximum of
-//! its prefix sums. Those three numbers let one descent answer "the first change after `lo` (and
-//! before `hi`) where the level drops below `p`" or "... rises to at least `p`" in `O(log n)`,
-//! and the earliest-fit query is a short alternation of the two.
-//!
-//! | operation | cost (n = distinct change times) |
+//! | operation | cost (n = change points, w = points inside the block or range) |
 //! |---|---|
-//! | [`Profile::add`], [`Profile::reserve`], [`Profile::release`] | `O(log n)` expected |
-//! | [`Profile::advance`] (fold the past) | `O(log n)` per folded change, amortized |
-//! | [`Profile::free_at`], [`Profile::first_below`], [`Profile::first_at_least`] | `O(log n)` |
-//! | [`Profile::fits`], [`Profile::max_free`], [`Profile::min_free`] | `O(log n)` |
-//! | [`Profile::earliest_fit`] | `O(log n)` per blocking interval skipped |
-//! | `clone` | one `memcpy` of the arena |
+//! | [`Profile::reserve`], [`Profile::release`] | `O(log n + w)` plus a `memmove` of `O(n)` |
+//! | [`Profile::add`] (from `t` to forever) | `O(n)` |
+//! | [`Profile::advance`] (fold the past) | `O(log n)`, amortized |
+//! | [`Profile::free_at`] | `O(log n)` |
+//! | [`Profile::first_below`], [`Profile::first_at_least`], [`Profile::fits`] | `O(log n)` + the points scanned |
+//! | [`Profile::max_free`], [`Profile::min_free`] | `O(log n + w)` |
+//! | [`Profile::earliest_fit`] | `O(log n)` + one forward sweep over the points up to the answer |
+//! | `clone` / `clone_from` | one `memcpy` (no allocation with `clone_from`) |
 //!
-//! Nodes freed by a fold or by a delta cancelling to zero go to a free list and are reused, so
-//! a profile in steady state allocates nothing.
+//! Why arrays and not a tree: a queue-based scheduler's profile holds two points per running
+//! or queued job, at most a few hundred on the Parallel Workloads Archive logs (176 on CTC-SP2
+//! under conservative backfilling), and its hot query, the earliest fit, walks forward over
+//! consecutive points. A contiguous sweep over a few kilobytes beats the `O(log n)` descents
+//! of an augmented search tree per skipped interval; an earlier augmented treap took 3.4× the
+//! time on the whole HPC2N log (docs/benchmarks.md). The price is the `O(n)` shift when a
+//! point is inserted or dropped, which for `n` in the tens of thousands (a queue of 10,000
+//! jobs) costs microseconds per update; the criterion benchmark `batch/conservative` covers
+//! such a queue.
 
 use crate::Time;
-
-const NIL: u32 = u32::MAX;
 
 /// The largest machine a profile models (processors).
 pub const MAX_CAPACITY: u32 = 1 << 28;
 
-/// A change of the level. Deltas and summaries are `i32` (40-byte nodes): every prefix sum is
-/// a difference of two levels, within `±2 · capacity` even between the two halves of a
-/// reservation, and capacities are limited to [`MAX_CAPACITY`].
-#[derive(Debug, Clone, Copy)]
-struct Node {
-    key: Time,
-    delta: i32,
-    /// Sum of the deltas in the subtree.
-    sum: i32,
-    /// Minimum over the subtree's in-order prefix sums (non-empty prefixes).
-    min_pref: i32,
-    /// Maximum over the subtree's in-order prefix sums.
-    max_pref: i32,
-    left: u32,
-    right: u32,
-    prio: u32,
-}
-
 /// Free processors of one machine over `[now, ∞)`; see the module documentation.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Profile {
     capacity: i64,
     now: Time,
     free_now: i64,
-    nodes: Vec<Node>,
-    root: u32,
-    /// Head of the free list (chained through `left`).
-    free_head: u32,
-    len: u32,
-    rng: u32,
+    /// Change times, strictly increasing; those before `head` are folded into `free_now`.
+    times: Vec<Time>,
+    /// `levels[i]`: free processors on `[times[i], times[i + 1])`.
+    levels: Vec<i64>,
+    head: usize,
 }
 
-/// What a search looks for in the running level.
-#[derive(Clone, Copy)]
-enum Target {
-    /// Level `< p`.
-    Below(i64),
-    /// Level `≥ p`.
-    AtLeast(i64),
-}
-
-impl Target {
-    #[inline]
-    fn hit(self, level: i64) -> bool {
-        match self {
-            Target::Below(p) => level < p,
-            Target::AtLeast(p) => level >= p,
-        }
+impl Clone for Profile {
+    fn clone(&self) -> Self {
+        let mut p = Profile::new(0, self.now);
+        p.clone_from(self);
+        p
     }
 
-    /// Whether a subtree whose prefix sums span `[min, max]`, entered at level `acc`, holds a
-    /// change whose level hits.
-    #[inline]
-    fn may_hit(self, acc: i64, min: i64, max: i64) -> bool {
-        match self {
-            Target::Below(p) => acc + min < p,
-            Target::AtLeast(p) => acc + max >= p,
-        }
+    /// Reuses `self`'s arrays: a compression that rebuilds a profile from its base allocates
+    /// nothing.
+    fn clone_from(&mut self, src: &Self) {
+        self.capacity = src.capacity;
+        self.now = src.now;
+        self.free_now = src.free_now;
+        self.times.clear();
+        self.times.extend_from_slice(&src.times[src.head..]);
+        self.levels.clear();
+        self.levels.extend_from_slice(&src.levels[src.head..]);
+        self.head = 0;
     }
-}
-
-/// One search's state: the running level and what is looked for.
-struct Search {
-    acc: i64,
-    lo: Time,
-    hi: Time,
-    target: Target,
-    /// `lo` itself is still to be tested (the level there is known once every change at or
-    /// before it has been added).
-    pending_lo: bool,
-}
-
-enum Found {
-    None,
-    Lo,
-    Key(Time),
 }
 
 impl Profile {
@@ -120,11 +76,9 @@ impl Profile {
             capacity: i64::from(capacity),
             now,
             free_now: i64::from(capacity),
-            nodes: Vec::new(),
-            root: NIL,
-            free_head: NIL,
-            len: 0,
-            rng: 0x9E37_79B9,
+            times: Vec::new(),
+            levels: Vec::new(),
+            head: 0,
         }
     }
 
@@ -144,58 +98,115 @@ impl Profile {
         self.free_now
     }
 
-    /// Number of distinct future change times.
+    /// Number of future change times.
     pub fn len(&self) -> usize {
-        self.len as usize
+        self.times.len() - self.head
     }
 
     /// Whether the level stays at `free_now` forever.
     pub fn is_empty(&self) -> bool {
-        self.root == NIL
+        self.len() == 0
     }
 
     /// Moves the present to `t ≥ now`, folding every change at or before `t`.
     pub fn advance(&mut self, t: Time) {
         debug_assert!(t >= self.now, "time runs forward: {t} < {}", self.now);
         self.now = t;
-        while self.root != NIL {
-            let (key, delta) = self.min_node();
-            if key > t {
-                break;
-            }
-            self.free_now += i64::from(delta);
-            self.root = self.pop_min(self.root);
-            self.len -= 1;
+        let i = self.after(t);
+        if i > self.head {
+            self.free_now = self.levels[i - 1];
+            self.head = i;
+        }
+        // Cut the folded past off once it is most of the arrays: amortized O(1) per point.
+        if self.head >= 64 && 2 * self.head >= self.times.len() {
+            self.times.drain(..self.head);
+            self.levels.drain(..self.head);
+            self.head = 0;
         }
     }
 
-    /// Adds `delta` processors to the level from time `t` on. A change at or before `now` is
-    /// folded into [`free_now`](Self::free_now) at once.
+    /// Adds `delta` processors to the level from time `t` on (a change at or before `now`
+    /// also changes [`free_now`](Self::free_now)).
     pub fn add(&mut self, t: Time, delta: i64) {
-        if delta == 0 {
-            return;
-        }
-        if t <= self.now {
-            self.free_now += delta;
-            return;
-        }
-        let d = i32::try_from(delta).expect("a change larger than any machine");
-        self.root = self.insert(self.root, t, d);
+        self.add_range(t, Time::MAX, delta);
     }
 
     /// Takes `procs` processors over `[start, end)` (a job or a fixed reservation).
     #[inline]
     pub fn reserve(&mut self, start: Time, end: Time, procs: u32) {
         debug_assert!(start < end, "empty block [{start}, {end})");
-        self.add(start, -i64::from(procs));
-        self.add(end, i64::from(procs));
+        self.add_range(start, end, -i64::from(procs));
     }
 
-    /// Gives back a block taken with [`reserve`](Self::reserve).
+    /// Gives back a block taken with [`reserve`](Self::reserve) (or the rest of one: a start
+    /// at or before `now` gives the processors back from now on).
     #[inline]
     pub fn release(&mut self, start: Time, end: Time, procs: u32) {
-        self.add(start, i64::from(procs));
-        self.add(end, -i64::from(procs));
+        self.add_range(start, end, i64::from(procs));
+    }
+
+    /// Adds `delta` to the level over `[s, e)` (`e = Time::MAX`: forever).
+    fn add_range(&mut self, s: Time, e: Time, delta: i64) {
+        if delta == 0 || e <= self.now || e <= s {
+            return;
+        }
+        let a = if s <= self.now {
+            self.head
+        } else {
+            self.split(s)
+        };
+        let b = if e == Time::MAX {
+            self.times.len()
+        } else {
+            self.split(e)
+        };
+        if s <= self.now {
+            self.free_now += delta;
+        }
+        for l in &mut self.levels[a..b] {
+            *l += delta;
+        }
+        // Only the two ends can have become non-changes.
+        self.drop_if_flat(b);
+        if s > self.now {
+            self.drop_if_flat(a);
+        }
+    }
+
+    /// The index of the point at `t > now`, inserted (with the level already there) if absent.
+    fn split(&mut self, t: Time) -> usize {
+        let i = self.after(t);
+        if i > self.head && self.times[i - 1] == t {
+            return i - 1;
+        }
+        let level = self.level_before(i);
+        self.times.insert(i, t);
+        self.levels.insert(i, level);
+        i
+    }
+
+    /// Drops point `i` if the level does not change there.
+    fn drop_if_flat(&mut self, i: usize) {
+        if i < self.times.len() && self.levels[i] == self.level_before(i) {
+            self.times.remove(i);
+            self.levels.remove(i);
+        }
+    }
+
+    /// The index of the first point after `t`.
+    #[inline]
+    fn after(&self, t: Time) -> usize {
+        self.head + self.times[self.head..].partition_point(|&x| x <= t)
+    }
+
+    /// The level just before point `i` (from `now` if `i` is the first).
+    #[inline]
+    fn level_before(&self, i: usize) -> i64 {
+        if i == self.head {
+            self.free_now
+        } else {
+            self.levels[i - 1]
+        }
     }
 
     /// Free processors at time `t ≥ now`.
@@ -203,112 +214,39 @@ impl Profile {
         if t <= self.now {
             return self.free_now;
         }
-        let mut acc = self.free_now;
-        let mut n = self.root;
-        while n != NIL {
-            let node = &self.nodes[n as usize];
-            if node.key <= t {
-                acc += self.sum(node.left) + i64::from(node.delta);
-                n = node.right;
-            } else {
-                n = node.left;
-            }
-        }
-        acc
+        self.level_before(self.after(t))
     }
 
     /// The first change time `k` with `lo < k < hi` at which the level drops below `p`.
     pub fn first_below(&self, lo: Time, hi: Time, p: i64) -> Option<Time> {
-        self.first_where(lo, hi, Target::Below(p), false)
+        self.scan(self.after(lo.max(self.now)), hi, |l| l < p)
     }
 
     /// The first change time `k > lo` at which the level is at least `p`.
     pub fn first_at_least(&self, lo: Time, p: i64) -> Option<Time> {
-        self.first_where(lo, Time::MAX, Target::AtLeast(p), false)
+        self.scan(self.after(lo.max(self.now)), Time::MAX, |l| l >= p)
     }
 
     /// `lo` itself if the level there is below `p`, else [`first_below`](Self::first_below):
-    /// the first instant of `[lo, hi)` with fewer than `p` free processors. One descent.
+    /// the first instant of `[lo, hi)` with fewer than `p` free processors.
     pub fn first_below_from(&self, lo: Time, hi: Time, p: i64) -> Option<Time> {
-        self.first_where(lo, hi, Target::Below(p), true)
-    }
-
-    fn first_where(&self, lo: Time, hi: Time, target: Target, check_lo: bool) -> Option<Time> {
         let lo = lo.max(self.now);
-        let mut s = Search {
-            acc: self.free_now,
-            lo,
-            hi,
-            target,
-            pending_lo: check_lo,
-        };
         if hi <= lo {
             return None;
         }
-        match self.search(self.root, &mut s, false, false) {
-            Found::Key(k) => Some(k),
-            Found::Lo => Some(lo),
-            Found::None => (s.pending_lo && target.hit(s.acc)).then_some(lo),
+        let i = self.after(lo);
+        if self.level_before(i) < p {
+            return Some(lo);
         }
+        self.scan(i, hi, |l| l < p)
     }
 
-    /// In-order search for the first change in `(lo, hi)` whose level hits the target (or,
-    /// with `pending_lo`, for `lo` itself). `s.acc` is the level just before the subtree's
-    /// first change; changes at or before `lo` are added on the way down (so no separate
-    /// descent computes the level at `lo`). `lo_ok`/`hi_ok` say that the whole subtree is
-    /// known to lie above `lo`/below `hi`, which is when its summary can prune it. Visits
-    /// `O(log n)` nodes.
-    fn search(&self, n: u32, s: &mut Search, lo_ok: bool, hi_ok: bool) -> Found {
-        let mut n = n;
-        let mut lo_ok = lo_ok;
-        loop {
-            if n == NIL {
-                return Found::None;
-            }
-            let node = &self.nodes[n as usize];
-            if !lo_ok && node.key <= s.lo {
-                // The node and its left subtree are at or before `lo`.
-                s.acc += self.sum(node.left) + i64::from(node.delta);
-                n = node.right;
-                continue;
-            }
-            if !hi_ok && node.key >= s.hi {
-                n = node.left;
-                continue;
-            }
-            if lo_ok && hi_ok {
-                // Everything at or before `lo` has been added: `acc` is the level at `lo`.
-                if s.pending_lo {
-                    s.pending_lo = false;
-                    if s.target.hit(s.acc) {
-                        return Found::Lo;
-                    }
-                }
-                if !s
-                    .target
-                    .may_hit(s.acc, i64::from(node.min_pref), i64::from(node.max_pref))
-                {
-                    s.acc += i64::from(node.sum);
-                    return Found::None;
-                }
-            }
-            match self.search(node.left, s, lo_ok, true) {
-                Found::None => {}
-                f => return f,
-            }
-            if s.pending_lo {
-                s.pending_lo = false;
-                if s.target.hit(s.acc) {
-                    return Found::Lo;
-                }
-            }
-            s.acc += i64::from(node.delta);
-            if s.target.hit(s.acc) {
-                return Found::Key(node.key);
-            }
-            n = node.right;
-            lo_ok = true;
-        }
+    /// The first point from index `i` before `hi` whose level satisfies `hit`.
+    #[inline]
+    fn scan(&self, i: usize, hi: Time, hit: impl Fn(i64) -> bool) -> Option<Time> {
+        let end = i + self.times[i..].partition_point(|&x| x < hi);
+        let j = self.levels[i..end].iter().position(|&l| hit(l))?;
+        Some(self.times[i + j])
     }
 
     /// Whether `procs` processors are free over `[start, start + dur)` (`start ≥ now`).
@@ -322,341 +260,114 @@ impl Profile {
     /// `[t, t + dur)`; `None` when the level never reaches `procs` for that long (more
     /// processors than the machine has, or a block that never ends).
     pub fn earliest_fit(&self, from: Time, dur: Time, procs: u32) -> Option<Time> {
+        self.earliest_fit_before(from, dur, procs, Time::MAX)
+    }
+
+    /// [`earliest_fit`](Self::earliest_fit) limited to starts before `limit`: `None` when the
+    /// earliest fit is at or after `limit`, found without sweeping the points beyond it (a
+    /// compression asks "can this job start earlier than its reservation?").
+    pub fn earliest_fit_before(
+        &self,
+        from: Time,
+        dur: Time,
+        procs: u32,
+        limit: Time,
+    ) -> Option<Time> {
         let p = i64::from(procs);
         if p > self.capacity {
             return None;
         }
+        let (times, levels) = (&self.times, &self.levels);
+        let n = times.len();
         let mut t = from.max(self.now);
+        let mut i = self.after(t);
+        let mut level = self.level_before(i);
+        // One forward sweep: `t` is the candidate start, `i` the first point after it.
         loop {
-            match self.first_below_from(t, t.saturating_add(dur), p) {
-                None => return Some(t),
-                Some(bad) => t = self.first_at_least(bad, p)?,
+            if level < p {
+                // Skip to the first point where the level reaches `p`.
+                i += levels[i..].iter().position(|&l| l >= p)?;
+                t = times[i];
+                i += 1;
             }
+            if t >= limit {
+                return None;
+            }
+            let end = t.saturating_add(dur);
+            while i < n && times[i] < end && levels[i] >= p {
+                i += 1;
+            }
+            if i == n || times[i] >= end {
+                return Some(t);
+            }
+            level = levels[i];
+            i += 1;
         }
     }
 
     /// The minimum level over `[a, b)` (`a < b`, `a ≥ now`).
     pub fn min_free(&self, a: Time, b: Time) -> i64 {
-        let a = a.max(self.now);
-        let mut acc = self.free_at(a);
-        let mut m = acc;
-        self.extreme(self.root, &mut acc, a, b, false, false, &mut m, true);
-        m
+        let (i, j, first) = self.range(a, b);
+        self.levels[i..j].iter().copied().fold(first, i64::min)
     }
 
     /// The maximum level over `[a, b)` (`a < b`, `a ≥ now`).
     pub fn max_free(&self, a: Time, b: Time) -> i64 {
-        let a = a.max(self.now);
-        let mut acc = self.free_at(a);
-        let mut m = acc;
-        self.extreme(self.root, &mut acc, a, b, false, false, &mut m, false);
-        m
+        let (i, j, first) = self.range(a, b);
+        self.levels[i..j].iter().copied().fold(first, i64::max)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn extreme(
-        &self,
-        n: u32,
-        acc: &mut i64,
-        lo: Time,
-        hi: Time,
-        lo_ok: bool,
-        hi_ok: bool,
-        m: &mut i64,
-        min: bool,
-    ) {
-        let mut n = n;
-        let mut lo_ok = lo_ok;
-        loop {
-            if n == NIL {
-                return;
-            }
-            let node = &self.nodes[n as usize];
-            if !lo_ok && node.key <= lo {
-                n = node.right;
-                continue;
-            }
-            if !hi_ok && node.key >= hi {
-                n = node.left;
-                continue;
-            }
-            if lo_ok && hi_ok {
-                let v = if min {
-                    *acc + i64::from(node.min_pref)
-                } else {
-                    *acc + i64::from(node.max_pref)
-                };
-                *m = if min { (*m).min(v) } else { (*m).max(v) };
-                *acc += i64::from(node.sum);
-                return;
-            }
-            self.extreme(node.left, acc, lo, hi, lo_ok, true, m, min);
-            *acc += i64::from(node.delta);
-            *m = if min { (*m).min(*acc) } else { (*m).max(*acc) };
-            n = node.right;
-            lo_ok = true;
-        }
+    /// The points strictly inside `(a, b)` (as an index range) and the level at `a`.
+    fn range(&self, a: Time, b: Time) -> (usize, usize, i64) {
+        let a = a.max(self.now);
+        let i = self.after(a);
+        let j = i + self.times[i..].partition_point(|&x| x < b);
+        (i, j, self.level_before(i))
     }
 
     /// The steps `(time, level)` from `now` on: the first is `(now, free_now)`, then one per
-    /// change time (a change that leaves the level unchanged is not listed).
+    /// change time.
     pub fn steps(&self) -> Vec<(Time, i64)> {
-        let mut out = vec![(self.now, self.free_now)];
-        let mut acc = self.free_now;
-        let mut stack = Vec::new();
-        let mut n = self.root;
-        while n != NIL || !stack.is_empty() {
-            while n != NIL {
-                stack.push(n);
-                n = self.nodes[n as usize].left;
-            }
-            let m = stack.pop().expect("non-empty");
-            let node = &self.nodes[m as usize];
-            acc += i64::from(node.delta);
-            if out.last().is_some_and(|&(_, l)| l != acc) {
-                out.push((node.key, acc));
-            }
-            n = node.right;
-        }
-        out
+        std::iter::once((self.now, self.free_now))
+            .chain(
+                self.times[self.head..]
+                    .iter()
+                    .copied()
+                    .zip(self.levels[self.head..].iter().copied()),
+            )
+            .collect()
     }
 
-    /// Checks the profile's invariants (summaries correct, keys ordered and after `now`, heap
-    /// order of priorities, level within `[0, capacity]` everywhere); `Err` names the first
-    /// violation. `O(n)`: for tests and debug checks.
+    /// Checks the profile's invariants (times increasing and after `now`, every point a real
+    /// change, level within `[0, capacity]` everywhere); `Err` names the first violation.
+    /// `O(n)`: for tests and debug checks.
     pub fn validate(&self) -> Result<(), String> {
+        if self.times.len() != self.levels.len() || self.head > self.times.len() {
+            return Err("times and levels out of step".to_string());
+        }
+        let mut prev = (self.now, self.free_now);
         if !(0..=self.capacity).contains(&self.free_now) {
             return Err(format!(
                 "free processors at {} = {} outside [0, {}]",
                 self.now, self.free_now, self.capacity
             ));
         }
-        let mut count = 0u32;
-        self.validate_node(self.root, self.now, Time::MAX, u32::MAX, &mut count)?;
-        if count != self.len {
-            return Err(format!("{count} nodes reachable, {} counted", self.len));
-        }
-        for (t, l) in self.steps() {
+        for (t, l) in self.steps().into_iter().skip(1) {
+            if t <= prev.0 {
+                return Err(format!("change time {t} not after {}", prev.0));
+            }
+            if l == prev.1 {
+                return Err(format!("no change kept at {t}"));
+            }
             if !(0..=self.capacity).contains(&l) {
                 return Err(format!(
                     "free processors at {t} = {l} outside [0, {}]",
                     self.capacity
                 ));
             }
+            prev = (t, l);
         }
         Ok(())
-    }
-
-    fn validate_node(
-        &self,
-        n: u32,
-        lo: Time,
-        hi: Time,
-        max_prio: u32,
-        count: &mut u32,
-    ) -> Result<(i64, i64, i64), String> {
-        if n == NIL {
-            return Ok((0, i64::MAX, i64::MIN));
-        }
-        *count += 1;
-        let node = &self.nodes[n as usize];
-        if node.key <= lo || node.key >= hi {
-            return Err(format!("key {} outside ({lo}, {hi})", node.key));
-        }
-        if node.delta == 0 {
-            return Err(format!("zero delta kept at {}", node.key));
-        }
-        if node.prio > max_prio {
-            return Err(format!("heap order broken at {}", node.key));
-        }
-        let l = self.validate_node(node.left, lo, node.key, node.prio, count)?;
-        let r = self.validate_node(node.right, node.key, hi, node.prio, count)?;
-        let d = i64::from(node.delta);
-        let sum = l.0 + d + r.0;
-        let mid = l.0 + d;
-        let min =
-            l.1.min(mid)
-                .min(if r.1 == i64::MAX { i64::MAX } else { mid + r.1 });
-        let max =
-            l.2.max(mid)
-                .max(if r.2 == i64::MIN { i64::MIN } else { mid + r.2 });
-        let stored = (
-            i64::from(node.sum),
-            i64::from(node.min_pref),
-            i64::from(node.max_pref),
-        );
-        if (sum, min, max) != stored {
-            return Err(format!("stale summary at {}", node.key));
-        }
-        Ok((sum, min, max))
-    }
-
-    // --- treap internals -------------------------------------------------------------------
-
-    #[inline]
-    fn sum(&self, n: u32) -> i64 {
-        if n == NIL {
-            0
-        } else {
-            i64::from(self.nodes[n as usize].sum)
-        }
-    }
-
-    #[inline]
-    fn pull(&mut self, n: u32) {
-        let node = self.nodes[n as usize];
-        let (ls, lmin, lmax) = if node.left == NIL {
-            (0, i32::MAX, i32::MIN)
-        } else {
-            let l = &self.nodes[node.left as usize];
-            (l.sum, l.min_pref, l.max_pref)
-        };
-        let mid = ls + node.delta;
-        let (sum, min, max) = if node.right == NIL {
-            (mid, lmin.min(mid), lmax.max(mid))
-        } else {
-            let r = &self.nodes[node.right as usize];
-            (
-                mid + r.sum,
-                lmin.min(mid).min(mid + r.min_pref),
-                lmax.max(mid).max(mid + r.max_pref),
-            )
-        };
-        let node = &mut self.nodes[n as usize];
-        node.sum = sum;
-        node.min_pref = min;
-        node.max_pref = max;
-    }
-
-    fn alloc(&mut self, key: Time, delta: i32) -> u32 {
-        // xorshift32: priorities only shape the tree, never an answer.
-        let mut x = self.rng;
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.rng = x;
-        let node = Node {
-            key,
-            delta,
-            sum: delta,
-            min_pref: delta,
-            max_pref: delta,
-            left: NIL,
-            right: NIL,
-            prio: x,
-        };
-        self.len += 1;
-        if self.free_head != NIL {
-            let n = self.free_head;
-            self.free_head = self.nodes[n as usize].left;
-            self.nodes[n as usize] = node;
-            n
-        } else {
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        }
-    }
-
-    fn dealloc(&mut self, n: u32) {
-        self.nodes[n as usize].left = self.free_head;
-        self.free_head = n;
-    }
-
-    fn rotate_right(&mut self, n: u32) -> u32 {
-        let l = self.nodes[n as usize].left;
-        self.nodes[n as usize].left = self.nodes[l as usize].right;
-        self.nodes[l as usize].right = n;
-        self.pull(n);
-        self.pull(l);
-        l
-    }
-
-    fn rotate_left(&mut self, n: u32) -> u32 {
-        let r = self.nodes[n as usize].right;
-        self.nodes[n as usize].right = self.nodes[r as usize].left;
-        self.nodes[r as usize].left = n;
-        self.pull(n);
-        self.pull(r);
-        r
-    }
-
-    fn insert(&mut self, n: u32, key: Time, delta: i32) -> u32 {
-        if n == NIL {
-            return self.alloc(key, delta);
-        }
-        let k = self.nodes[n as usize].key;
-        if key == k {
-            let d = self.nodes[n as usize].delta + delta;
-            if d == 0 {
-                let (l, r) = (self.nodes[n as usize].left, self.nodes[n as usize].right);
-                self.dealloc(n);
-                self.len -= 1;
-                return self.merge(l, r);
-            }
-            self.nodes[n as usize].delta = d;
-            self.pull(n);
-            return n;
-        }
-        if key < k {
-            let l = self.insert(self.nodes[n as usize].left, key, delta);
-            self.nodes[n as usize].left = l;
-            if l != NIL && self.nodes[l as usize].prio > self.nodes[n as usize].prio {
-                return self.rotate_right(n);
-            }
-        } else {
-            let r = self.insert(self.nodes[n as usize].right, key, delta);
-            self.nodes[n as usize].right = r;
-            if r != NIL && self.nodes[r as usize].prio > self.nodes[n as usize].prio {
-                return self.rotate_left(n);
-            }
-        }
-        self.pull(n);
-        n
-    }
-
-    /// Joins two treaps whose keys are ordered (all of `a` before all of `b`).
-    fn merge(&mut self, a: u32, b: u32) -> u32 {
-        if a == NIL {
-            return b;
-        }
-        if b == NIL {
-            return a;
-        }
-        if self.nodes[a as usize].prio > self.nodes[b as usize].prio {
-            let r = self.merge(self.nodes[a as usize].right, b);
-            self.nodes[a as usize].right = r;
-            self.pull(a);
-            a
-        } else {
-            let l = self.merge(a, self.nodes[b as usize].left);
-            self.nodes[b as usize].left = l;
-            self.pull(b);
-            b
-        }
-    }
-
-    fn min_node(&self) -> (Time, i32) {
-        let mut n = self.root;
-        loop {
-            let node = &self.nodes[n as usize];
-            if node.left == NIL {
-                return (node.key, node.delta);
-            }
-            n = node.left;
-        }
-    }
-
-    fn pop_min(&mut self, n: u32) -> u32 {
-        let l = self.nodes[n as usize].left;
-        if l == NIL {
-            let r = self.nodes[n as usize].right;
-            self.dealloc(n);
-            return r;
-        }
-        let l = self.pop_min(l);
-        self.nodes[n as usize].left = l;
-        self.pull(n);
-        n
     }
 }
 

@@ -204,6 +204,17 @@ pub(crate) struct ConsState {
     pub(crate) full_replay: bool,
     /// Jobs queued (placed and not started).
     pub(crate) live: usize,
+    /// Replay scratch: per machine, the regions freed since the replayed jobs were placed.
+    pub(crate) freed: Vec<Vec<Region>>,
+}
+
+/// An interval of one machine's profile freed during a compression, with an upper bound on
+/// the free processors over it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Region {
+    pub(crate) from: Time,
+    pub(crate) to: Time,
+    pub(crate) level: i64,
 }
 
 #[derive(Debug, Clone)]
@@ -653,12 +664,9 @@ impl Simulator {
         if est_end > now {
             // Ended before its estimate: the profile still holds it until `est_end`.
             self.counters.early_completions += 1;
-            let p = i64::from(procs);
-            self.profiles[m].add(est_end, -p);
-            self.profiles[m].add(now, p);
+            self.profiles[m].release(now, est_end, procs);
             if let PolicyState::Cons(c) = &mut self.policy {
-                c.base[m].add(est_end, -p);
-                c.base[m].add(now, p);
+                c.base[m].release(now, est_end, procs);
                 c.dirty.push((m as u32, now, est_end));
             }
         }
