@@ -166,30 +166,44 @@ pub struct SteadyState {
 
 /// The steady-state records in `dir` (the last record of a state wins); empty if absent.
 pub fn read_steady_state(dir: &Path) -> Result<Vec<SteadyState>, HarnessError> {
-    let path = dir.join(STEADY_STATE_FILE);
-    if !path.is_file() {
-        return Ok(Vec::new());
-    }
-    let text = std::fs::read_to_string(&path).map_err(|e| HarnessError::io(&path, e))?;
-    let mut latest: BTreeMap<(String, CaseKey), SteadyState> = BTreeMap::new();
-    for (i, line) in text.lines().enumerate().skip(1) {
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        let bad =
-            || HarnessError::Data(format!("{}:{}: bad record `{line}`", path.display(), i + 1));
-        if f.len() < 5 {
-            return Err(bad());
-        }
+    read_latest(&dir.join(STEADY_STATE_FILE), 5, |f| {
         let case = Case {
-            n: f[1].parse().map_err(|_| bad())?,
-            rho: f[2].parse().map_err(|_| bad())?,
-            look_ahead: f[3].parse().map_err(|_| bad())?,
+            n: f[1].parse().ok()?,
+            rho: f[2].parse().ok()?,
+            look_ahead: f[3].parse().ok()?,
         };
         let s = SteadyState {
             strategy: f[0].to_string(),
             case,
-            idle_periods: f[4].parse().map_err(|_| bad())?,
+            idle_periods: f[4].parse().ok()?,
         };
-        latest.insert((s.strategy.clone(), case.key()), s);
+        Some(((s.strategy.clone(), case.key()), s))
+    })
+}
+
+/// The records of a comma-separated file with a header line, each parsed from its (trimmed)
+/// fields by `parse` into a key and a record; of records with equal keys the last wins, and
+/// they come out in key order. Empty if the file is absent; a line with fewer than
+/// `min_fields` fields, or that `parse` rejects, is an error naming file and line.
+fn read_latest<K: Ord, R>(
+    path: &Path,
+    min_fields: usize,
+    parse: impl Fn(&[&str]) -> Option<(K, R)>,
+) -> Result<Vec<R>, HarnessError> {
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| HarnessError::io(path, e))?;
+    let mut latest: BTreeMap<K, R> = BTreeMap::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        let (key, rec) = (f.len() >= min_fields)
+            .then(|| parse(&f))
+            .flatten()
+            .ok_or_else(|| {
+                HarnessError::Data(format!("{}:{}: bad record `{line}`", path.display(), i + 1))
+            })?;
+        latest.insert(key, rec);
     }
     Ok(latest.into_values().collect())
 }
@@ -818,32 +832,19 @@ pub struct HeteroRecord {
 
 /// The chapter-4 records in `dir` (the last record of a (state, algorithm) wins); empty if absent.
 pub fn read_hetero_steady_state(dir: &Path) -> Result<Vec<HeteroRecord>, HarnessError> {
-    let path = dir.join(HETERO_STEADY_STATE_FILE);
-    if !path.is_file() {
-        return Ok(Vec::new());
-    }
-    let text = std::fs::read_to_string(&path).map_err(|e| HarnessError::io(&path, e))?;
-    let mut latest: BTreeMap<(HeteroKey, String), HeteroRecord> = BTreeMap::new();
-    for (i, line) in text.lines().enumerate().skip(1) {
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        let bad =
-            || HarnessError::Data(format!("{}:{}: bad record `{line}`", path.display(), i + 1));
-        if f.len() < 7 {
-            return Err(bad());
-        }
+    read_latest(&dir.join(HETERO_STEADY_STATE_FILE), 7, |f| {
         let rec = HeteroRecord {
             case: HeteroCase {
                 axis: f[0].to_string(),
-                n: f[1].parse().map_err(|_| bad())?,
-                days: f[2].parse().map_err(|_| bad())?,
+                n: f[1].parse().ok()?,
+                days: f[2].parse().ok()?,
             },
             algorithm: f[3].to_string(),
-            idle_periods: f[4].parse().map_err(|_| bad())?,
-            ops_per_decision: f[6].parse().map_err(|_| bad())?,
+            idle_periods: f[4].parse().ok()?,
+            ops_per_decision: f[6].parse().ok()?,
         };
-        latest.insert((rec.case.key(), rec.algorithm.clone()), rec);
-    }
-    Ok(latest.into_values().collect())
+        Some(((rec.case.key(), rec.algorithm.clone()), rec))
+    })
 }
 
 /// One row of a chapter-4 table: a steady state and each algorithm's time per decision.
@@ -1372,6 +1373,31 @@ mod tests {
         assert_eq!(r.speedup(), Some(40.0));
         let lact = rows.iter().find(|r| r.strategy == "lact").unwrap();
         assert!(lact.tree.is_some() && lact.linear.is_none());
+    }
+
+    #[test]
+    fn steady_state_errors_name_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(STEADY_STATE_FILE);
+        let header = "strategy,n,rho,look_ahead,idle_periods\n";
+        std::fs::write(
+            &path,
+            format!("{header}first-fit,20,0.5,200,17\nmin-lip,20,0.5\n"),
+        )
+        .unwrap();
+        let e = read_steady_state(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("{}:3: bad record", path.display())),
+            "{e}"
+        );
+        std::fs::write(&path, format!("{header}first-fit,twenty,0.5,200,17\n")).unwrap();
+        let e = read_steady_state(dir.path()).unwrap_err().to_string();
+        assert!(e.contains(":2: bad record `first-fit,twenty"), "{e}");
+        assert!(
+            read_steady_state(&dir.path().join("absent"))
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -725,23 +725,48 @@ fn draw_series(
     Ok(ink)
 }
 
-/// Draws the legend inside the plot area, in the corner covering the fewest drawn pixels
-/// (ties: upper-left, upper-right, lower-right, lower-left), so placement is fixed by the data.
-fn draw_legend(chart: &Chart<'_, '_>, fig: &Figure, ink: &[(i32, i32)]) -> Result<(), PlotError> {
-    if fig.series.is_empty() {
-        return Ok(());
+/// The legend's text style.
+fn legend_font() -> TextStyle<'static> {
+    TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center))
+}
+
+/// A placed legend box: its upper-left corner and row layout.
+struct LegendBox {
+    x: i32,
+    y: i32,
+    pad: i32,
+    row: i32,
+}
+
+impl LegendBox {
+    /// Where entry `i`'s sample starts (left end, vertical centre).
+    fn row(&self, i: usize) -> (i32, i32) {
+        (
+            self.x + self.pad,
+            self.y + self.pad + self.row * i as i32 + self.row / 2 - 2,
+        )
     }
-    let area = chart.plotting_area().strip_coord_spec();
+}
+
+/// Sizes a legend of `names` with `sample`-pixel samples, puts it in the corner of the plot
+/// area covering the fewest `ink` pixels (ties: upper-left, upper-right, lower-right,
+/// lower-left, so placement is fixed by the data) and draws its background and frame.
+fn place_legend(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    names: &[&str],
+    sample: i32,
+    font: &TextStyle<'_>,
+    ink: &[(i32, i32)],
+) -> Result<LegendBox, PlotError> {
     let (aw, ah) = area.dim_in_pixel();
-    let font = TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
     let mut text_w = 0;
-    for s in &fig.series {
-        text_w = text_w.max(area.estimate_text_size(&s.name, &font)?.0);
+    for name in names {
+        text_w = text_w.max(area.estimate_text_size(name, font)?.0);
     }
-    let (pad, row, sample) = (8, 20, 32);
+    let (pad, row) = (8, 20);
     let (w, h) = (
         2 * pad + sample + 8 + text_w as i32,
-        2 * pad + row * fig.series.len() as i32 - 4,
+        2 * pad + row * names.len() as i32 - 4,
     );
     let (aw, ah) = (aw as i32, ah as i32);
     let corners = [
@@ -755,19 +780,33 @@ fn draw_legend(chart: &Chart<'_, '_>, fig: &Figure, ink: &[(i32, i32)]) -> Resul
             .filter(|&&(x, y)| x >= cx - 4 && x <= cx + w + 4 && y >= cy - 4 && y <= cy + h + 4)
             .count()
     };
-    let (lx, ly) = corners
+    let (x, y) = corners
         .iter()
         .copied()
         .min_by_key(covered)
         .unwrap_or((10, 10));
-    let (lx, ly) = (lx.max(0), ly.max(0));
-    let boxed = [(lx, ly), (lx + w, ly + h)];
+    let (x, y) = (x.max(0), y.max(0));
+    let boxed = [(x, y), (x + w, y + h)];
     area.draw(&Rectangle::new(boxed, WHITE.mix(0.9).filled()))?;
     area.draw(&Rectangle::new(boxed, RGBColor(160, 160, 160)))?;
+    Ok(LegendBox { x, y, pad, row })
+}
+
+/// Draws the legend inside the plot area, in the corner covering the fewest drawn pixels
+/// (ties: upper-left, upper-right, lower-right, lower-left), so placement is fixed by the data.
+fn draw_legend(chart: &Chart<'_, '_>, fig: &Figure, ink: &[(i32, i32)]) -> Result<(), PlotError> {
+    if fig.series.is_empty() {
+        return Ok(());
+    }
+    let area = chart.plotting_area().strip_coord_spec();
+    let font = legend_font();
+    let names: Vec<&str> = fig.series.iter().map(|s| s.name.as_str()).collect();
+    let sample = 32;
+    let lb = place_legend(&area, &names, sample, &font, ink)?;
     for (i, s) in fig.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        let y = ly + pad + row * i as i32 + row / 2 - 2;
-        let (a, b) = ((lx + pad, y), (lx + pad + sample, y));
+        let (x, y) = lb.row(i);
+        let (a, b) = ((x, y), (x + sample, y));
         match (fig.kind, DASHES[i % DASHES.len()]) {
             (PlotKind::Steps, Some((dash, gap))) => area.draw(&DashedPathElement::new(
                 [a, b],
@@ -778,9 +817,9 @@ fn draw_legend(chart: &Chart<'_, '_>, fig: &Figure, ink: &[(i32, i32)]) -> Resul
             _ => area.draw(&PathElement::new(vec![a, b], color.stroke_width(2))),
         }?;
         if fig.kind == PlotKind::Lines {
-            area.draw(&marker((lx + pad + sample / 2, y), i, color))?;
+            area.draw(&marker((x + sample / 2, y), i, color))?;
         }
-        area.draw_text(&s.name, &font, (lx + pad + sample + 8, y))?;
+        area.draw_text(&s.name, &font, (x + sample + 8, y))?;
     }
     Ok(())
 }
@@ -862,41 +901,12 @@ fn draw_swatch_legend(
         return Ok(());
     }
     let area = chart.plotting_area().strip_coord_spec();
-    let (aw, ah) = area.dim_in_pixel();
-    let font = TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-    let mut text_w = 0;
-    for (name, _) in entries {
-        text_w = text_w.max(area.estimate_text_size(name, &font)?.0);
-    }
-    let (pad, row, sample) = (8, 20, 22);
-    let (w, h) = (
-        2 * pad + sample + 8 + text_w as i32,
-        2 * pad + row * entries.len() as i32 - 4,
-    );
-    let (aw, ah) = (aw as i32, ah as i32);
-    let corners = [
-        (10, 10),
-        (aw - w - 10, 10),
-        (aw - w - 10, ah - h - 10),
-        (10, ah - h - 10),
-    ];
-    let covered = |&(cx, cy): &(i32, i32)| {
-        ink.iter()
-            .filter(|&&(x, y)| x >= cx - 4 && x <= cx + w + 4 && y >= cy - 4 && y <= cy + h + 4)
-            .count()
-    };
-    let (lx, ly) = corners
-        .iter()
-        .copied()
-        .min_by_key(covered)
-        .unwrap_or((10, 10));
-    let (lx, ly) = (lx.max(0), ly.max(0));
-    let boxed = [(lx, ly), (lx + w, ly + h)];
-    area.draw(&Rectangle::new(boxed, WHITE.mix(0.9).filled()))?;
-    area.draw(&Rectangle::new(boxed, RGBColor(160, 160, 160)))?;
+    let font = legend_font();
+    let names: Vec<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
+    let sample = 22;
+    let lb = place_legend(&area, &names, sample, &font, ink)?;
     for (i, (name, color)) in entries.iter().enumerate() {
-        let y = ly + pad + row * i as i32 + row / 2 - 2;
-        let x = lx + pad;
+        let (x, y) = lb.row(i);
         match color {
             Some(c) => {
                 area.draw(&Rectangle::new(
