@@ -518,7 +518,9 @@ fn marker<'a, DB: DrawingBackend + 'a, C: Clone + 'a>(
 ) -> DynElement<'a, DB, C> {
     let (fill, line, blank) = (color.filled(), color.stroke_width(2), WHITE.filled());
     let base = EmptyElement::at(at);
-    match idx % 8 {
+    // Shifted once per turn of the 8-colour palette, so series 8.. do not repeat both the
+    // colour and the marker of series 0..
+    match (idx + idx / PALETTE.len()) % 8 {
         0 => (base + Circle::new((0, 0), 4, fill)).into_dyn(),
         1 => (base + Rectangle::new([(-4, -4), (4, 4)], fill)).into_dyn(),
         2 => (base + Polygon::new(vec![(0, -5), (5, 4), (-5, 4)], fill)).into_dyn(),

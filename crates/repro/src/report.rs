@@ -247,11 +247,15 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
     )
     .ok();
     let sweep = &exp.sweep;
+    let fixed = if sweep.parameters.is_empty() {
+        "none (the model's defaults)".to_string()
+    } else {
+        params_line(&sweep.parameters)
+    };
     writeln!(
         t,
-        "- **Model:** `{}`; fixed parameters: {}.",
-        sweep.model,
-        params_line(&sweep.parameters)
+        "- **Model:** `{}`; fixed parameters: {fixed}.",
+        sweep.model
     )
     .ok();
     let axis_values = match &sweep.axis.labels {
