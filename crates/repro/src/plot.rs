@@ -590,6 +590,47 @@ type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickedAxis, Ti
 /// to draw, a value on a log axis is not positive, or an explicit range is unusable.
 pub fn render_svg(fig: &Figure) -> Result<String, PlotError> {
     ensure_font()?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let body = titled(&root, &fig.caption)?;
+        draw_chart(&body, fig)?;
+        root.present()?;
+    }
+    Ok(svg)
+}
+
+/// Height of one panel of [`render_panels_svg`], its title included.
+pub const PANEL_HEIGHT: u32 = 470;
+
+/// Renders panels stacked top to bottom under one caption, each a line chart with its own
+/// axes, legend and title (its [`Figure::caption`], e.g. "(a) CTC"): a figure of several
+/// sub-plots, [`WIDTH`] wide and [`PANEL_HEIGHT`] per panel. Errors as [`render_svg`].
+pub fn render_panels_svg(caption: &str, panels: &[Figure]) -> Result<String, PlotError> {
+    ensure_font()?;
+    if panels.is_empty() {
+        return Err(PlotError::NoData);
+    }
+    let mut svg = String::new();
+    {
+        let height = 60 + PANEL_HEIGHT * panels.len() as u32;
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
+        let body = titled(&root, caption)?;
+        let areas = body.split_evenly((panels.len(), 1));
+        for (area, fig) in areas.iter().zip(panels) {
+            let style =
+                TextStyle::from((FONT, 17).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+            area.draw_text(&fig.caption, &style, (WIDTH as i32 / 2, 4))?;
+            let (_, chart_area) = area.split_vertically(26);
+            draw_chart(&chart_area, fig)?;
+        }
+        root.present()?;
+    }
+    Ok(svg)
+}
+
+/// Draws `fig`'s axes, series and legend (not its caption) into `body`.
+fn draw_chart(body: &DrawingArea<SVGBackend<'_>, Shift>, fig: &Figure) -> Result<(), PlotError> {
     let series = prepare(fig)?;
     let all = || series.iter().flatten();
     let (x0, x1) = axis_range(Axis::X, fig.x_range, fig.x_scale, all().map(|p| p.x), false)?;
@@ -602,55 +643,36 @@ pub fn render_svg(fig: &Figure) -> Result<String, PlotError> {
         TickedAxis::new(x0, x1, fig.x_scale),
         TickedAxis::new(y0, y1, fig.y_scale),
     );
-
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        root.fill(&WHITE)?;
-        let (lines, size) = layout_caption(&root, &fig.caption)?;
-        let line_h = (size * 1.1).ceil() as u32;
-        let title_h = 14 + line_h * lines.len() as u32;
-        let title_style =
-            TextStyle::from((FONT, size).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
-        for (i, line) in lines.iter().enumerate() {
-            let y = 10 + line_h * i as u32;
-            root.draw_text(line, &title_style, (WIDTH as i32 / 2, y as i32))?;
-        }
-        let (_, body) = root.split_vertically(title_h);
-
-        let tick_font = TextStyle::from((FONT, 15).into_font());
-        let mut label_w = 0;
-        for (_, l) in &y_axis.ticks.major {
-            label_w = label_w.max(body.estimate_text_size(l, &tick_font)?.0);
-        }
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(10)
-            .margin_right(28)
-            .margin_bottom(8)
-            .x_label_area_size(50)
-            .y_label_area_size(label_w + 36)
-            .build_cartesian_2d(x_axis, y_axis)?;
-        chart
-            .configure_mesh()
-            .x_desc(fig.x_label.as_str())
-            .y_desc(fig.y_label.as_str())
-            .axis_desc_style((FONT, 18))
-            .label_style(tick_font.clone())
-            .bold_line_style(RGBColor(222, 222, 222))
-            .light_line_style(RGBColor(243, 243, 243))
-            .axis_style(BLACK)
-            .set_all_tick_mark_size(5)
-            .draw()?;
-        let ink = draw_series(&mut chart, fig, &series, (x0, x1, y0, y1))?;
-        // Close the box: plotters draws the left and bottom axes one pixel outside the area.
-        let (aw, ah) = chart.plotting_area().dim_in_pixel();
-        let (aw, ah) = (aw as i32, ah as i32);
-        let frame = PathElement::new(vec![(-1, -1), (aw, -1), (aw, ah + 1)], BLACK);
-        chart.plotting_area().strip_coord_spec().draw(&frame)?;
-        draw_legend(&chart, fig, &ink)?;
-        root.present()?;
+    let tick_font = TextStyle::from((FONT, 15).into_font());
+    let mut label_w = 0;
+    for (_, l) in &y_axis.ticks.major {
+        label_w = label_w.max(body.estimate_text_size(l, &tick_font)?.0);
     }
-    Ok(svg)
+    let mut chart = ChartBuilder::on(body)
+        .margin_left(10)
+        .margin_right(28)
+        .margin_bottom(8)
+        .x_label_area_size(50)
+        .y_label_area_size(label_w + 36)
+        .build_cartesian_2d(x_axis, y_axis)?;
+    chart
+        .configure_mesh()
+        .x_desc(fig.x_label.as_str())
+        .y_desc(fig.y_label.as_str())
+        .axis_desc_style((FONT, 18))
+        .label_style(tick_font.clone())
+        .bold_line_style(RGBColor(222, 222, 222))
+        .light_line_style(RGBColor(243, 243, 243))
+        .axis_style(BLACK)
+        .set_all_tick_mark_size(5)
+        .draw()?;
+    let ink = draw_series(&mut chart, fig, &series, (x0, x1, y0, y1))?;
+    // Close the box: plotters draws the left and bottom axes one pixel outside the area.
+    let (aw, ah) = chart.plotting_area().dim_in_pixel();
+    let (aw, ah) = (aw as i32, ah as i32);
+    let frame = PathElement::new(vec![(-1, -1), (aw, -1), (aw, ah + 1)], BLACK);
+    chart.plotting_area().strip_coord_spec().draw(&frame)?;
+    draw_legend(&chart, fig, &ink)
 }
 
 /// Draws lines, error bars and markers; returns the plot-area pixels they cover.

@@ -6,7 +6,7 @@ use crate::HarnessError;
 use crate::claims::{ParsedClaim, parse_claim};
 use crate::model::{ParamSet, model_named};
 use crate::papers::{Paper, paper_of};
-use crate::spec::{ExperimentSpec, SweepRef, SweepSpec};
+use crate::spec::{ExperimentSpec, FigureKind, SweepRef, SweepSpec};
 
 /// One loaded experiment: its entry, its resolved sweep and its parsed claims.
 #[derive(Debug, Clone)]
@@ -222,14 +222,24 @@ fn validate(spec: &ExperimentSpec, sweep: &SweepSpec) -> Result<(), String> {
             spec.plot.metric
         ));
     }
-    if let Some(list) = &spec.plot.series {
-        for s in list {
-            if !sweep.series.iter().any(|x| &x.name == s) {
-                return Err(format!(
-                    "plot series `{s}` is not a series of sweep `{}`",
-                    sweep.name
-                ));
-            }
+    if let Some(panels) = &spec.plot.panels {
+        if spec.plot.kind != FigureKind::Lines {
+            return Err("plot panels are for line charts only".to_string());
+        }
+        if spec.plot.series.is_some() {
+            return Err("plot has both `series` and `panels`: give the series per panel".into());
+        }
+        if panels.is_empty() || panels.iter().any(|p| p.series.is_empty()) {
+            return Err("plot panels must be non-empty, each with at least one series".into());
+        }
+    }
+    let panel_series = spec.plot.panels.iter().flatten().flat_map(|p| &p.series);
+    for s in spec.plot.series.iter().flatten().chain(panel_series) {
+        if !sweep.series.iter().any(|x| &x.name == s) {
+            return Err(format!(
+                "plot series `{s}` is not a series of sweep `{}`",
+                sweep.name
+            ));
         }
     }
     Ok(())

@@ -325,7 +325,20 @@ pub fn render_figure(
     size: ScaleSpec,
 ) -> Result<String, HarnessError> {
     Ok(match exp.spec.plot.kind {
-        FigureKind::Lines => plot::render_svg(&figure(exp, table, scale, size))?,
+        FigureKind::Lines => match &exp.spec.plot.panels {
+            None => plot::render_svg(&figure(exp, table, scale, size))?,
+            Some(panels) => {
+                let figures: Vec<Figure> = panels
+                    .iter()
+                    .map(|p| Figure {
+                        caption: p.title.clone(),
+                        ..figure_of(exp, table, scale, size, &p.series)
+                    })
+                    .collect();
+                let caption = figures_caption(exp, scale, size);
+                plot::render_panels_svg(&caption, &figures)?
+            }
+        },
         FigureKind::Bars => plot::render_bars_svg(&bar_chart(exp, table, scale, size))?,
         FigureKind::Gantt => plot::render_gantt_svg(&gantt_chart(exp, scale, size)?)?,
     })
@@ -497,7 +510,26 @@ pub fn gantt_chart(
 
 /// The plot of an experiment: its metric's means with 95% CI bars, one line per series.
 pub fn figure(exp: &Experiment, table: &SummaryTable, scale: Scale, size: ScaleSpec) -> Figure {
-    let names = plotted_series(exp);
+    figure_of(exp, table, scale, size, &plotted_series(exp))
+}
+
+/// The caption of an experiment's line figure.
+fn figures_caption(exp: &Experiment, scale: Scale, size: ScaleSpec) -> String {
+    figure_caption(
+        exp,
+        scale,
+        &format!("{} runs x {} jobs, 95% CI", size.replications, size.jobs),
+    )
+}
+
+/// The line chart of the series `names` of an experiment.
+fn figure_of(
+    exp: &Experiment,
+    table: &SummaryTable,
+    scale: Scale,
+    size: ScaleSpec,
+    names: &[String],
+) -> Figure {
     let xs = plotted_xs(exp, table);
     let series = names
         .iter()
@@ -518,11 +550,7 @@ pub fn figure(exp: &Experiment, table: &SummaryTable, scale: Scale, size: ScaleS
             }
         })
         .collect();
-    let caption = figure_caption(
-        exp,
-        scale,
-        &format!("{} runs x {} jobs, 95% CI", size.replications, size.jobs),
-    );
+    let caption = figures_caption(exp, scale, size);
     Figure {
         caption,
         x_label: exp.sweep.axis.label.clone(),
@@ -717,6 +745,32 @@ jobs = 10
             .remove(0);
         let size = result.size;
         (result, size)
+    }
+
+    #[test]
+    fn panels_render_one_figure_per_panel_and_are_validated() {
+        let panels = "[[plot.panels]]\ntitle = \"(a) SAS\"\nseries = [\"sas\"]\n[[plot.panels]]\ntitle = \"(b) Sufferage\"\nseries = [\"sufferage\"]\n";
+        let reg = registry(&entry("figure", panels));
+        let (result, size) = run(&reg);
+        let svg = render_figure(&reg.all()[0], &result.table, Scale::Quick, size).unwrap();
+        assert!(svg.contains("(a) SAS") && svg.contains("(b) Sufferage"));
+        assert!(svg.contains(&format!("height=\"{}\"", 60 + 2 * plot::PANEL_HEIGHT)));
+        let bad = |plot: &str| {
+            Registry::from_sources(&[
+                ("kumar/sweeps/t.toml", SWEEP),
+                ("kumar/x.toml", &entry("figure", plot)),
+            ])
+            .unwrap_err()
+            .to_string()
+        };
+        let e = bad(&format!("series = [\"sas\"]\n{panels}"));
+        assert!(e.contains("both `series` and `panels`"), "{e}");
+        let e = bad("[[plot.panels]]\ntitle = \"(a)\"\nseries = [\"lact\"]\n");
+        assert!(e.contains("plot series `lact` is not a series"), "{e}");
+        let e = bad("[[plot.panels]]\ntitle = \"(a)\"\nseries = []\n");
+        assert!(e.contains("at least one series"), "{e}");
+        let e = bad(&format!("kind = \"bars\"\n{panels}"));
+        assert!(e.contains("line charts only"), "{e}");
     }
 
     #[test]

@@ -306,6 +306,20 @@ pub struct PlotSpec {
     /// Fixed y range `[low, high]` (default: fitted to the data, from 0 for non-negative data).
     #[serde(default)]
     pub y_range: Option<[f64; 2]>,
+    /// Line charts only: sub-plots stacked top to bottom, each with its own title and series
+    /// (instead of `series`), for a document figure with panels (a), (b), ...
+    #[serde(default)]
+    pub panels: Option<Vec<PanelSpec>>,
+}
+
+/// One panel of a figure with sub-plots.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PanelSpec {
+    /// Shown above the panel, e.g. "(a) CTC".
+    pub title: String,
+    /// Series to draw, in legend order.
+    pub series: Vec<String>,
 }
 
 /// One interpretation, citing the spec section that proposes it.

@@ -2,7 +2,8 @@
 //! must produce either a figure or a clean error, never a panic.
 
 use gridsched_repro::plot::{
-    Axis, Figure, HEIGHT, PlotError, PlotKind, PlotPoint, PlotSeries, Scale, WIDTH, render_svg,
+    Axis, Figure, HEIGHT, PANEL_HEIGHT, PlotError, PlotKind, PlotPoint, PlotSeries, Scale, WIDTH,
+    render_panels_svg, render_svg,
 };
 
 fn series(name: &str, points: Vec<PlotPoint>) -> PlotSeries {
@@ -311,4 +312,37 @@ fn special_characters_are_escaped() {
     fig.caption = "x < y & z".into();
     let svg = render_svg(&fig).unwrap();
     assert!(svg.contains("a&lt;b &amp; &quot;c&quot;") && svg.contains("x &lt; y &amp; z"));
+}
+
+#[test]
+fn panels_stack_with_their_own_titles_legends_and_a_shared_caption() {
+    let mut a = sweep();
+    a.caption = "(a) left workload".into();
+    a.series.truncate(3);
+    let mut b = sweep();
+    b.caption = "(b) right workload".into();
+    b.series = b.series.split_off(5);
+    let svg = render_panels_svg("Fig. 9. Two panels", &[a.clone(), b.clone()]).unwrap();
+    assert!(svg.contains(&format!("height=\"{}\"", 60 + 2 * PANEL_HEIGHT)));
+    for text in [
+        "Fig. 9. Two panels",
+        "(a) left workload",
+        "(b) right workload",
+    ] {
+        assert_eq!(count(&svg, text), 1, "{text}");
+    }
+    // Each panel's legend lists its own series only; both panels draw their axis labels.
+    for s in a.series.iter().chain(&b.series) {
+        assert_eq!(count(&svg, &s.name), 1, "{}", s.name);
+    }
+    assert!(!svg.contains("policy-3") && !svg.contains("policy-4"));
+    assert_eq!(count(&svg, &a.x_label), 2);
+    assert_eq!(
+        svg,
+        render_panels_svg("Fig. 9. Two panels", &[a, b]).unwrap()
+    );
+    assert!(matches!(
+        render_panels_svg("empty", &[]),
+        Err(PlotError::NoData)
+    ));
 }
