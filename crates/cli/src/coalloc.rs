@@ -48,7 +48,7 @@ enum LengthArg {
 #[derive(Debug, Args)]
 pub struct CoallocArgs {
     /// The log (plain or gzip): a path, or a short name (CTC, KTH, HPC2N, SDSC, LCG, LPC)
-    /// looked up in <data dir>/traces/.
+    /// looked up in the data directory's traces/ folder.
     #[arg(long)]
     trace: String,
     /// Data directory for short names (default: $GRIDSCHED_DATA, else ../shared/data).

@@ -58,7 +58,7 @@ pub struct ReplayArgs {
     #[arg(long, value_enum)]
     policy: PolicyArg,
     /// The log (plain or gzip): a path, or a short name (CTC, KTH, HPC2N, SDSC, LCG, LPC)
-    /// looked up in <data dir>/traces/.
+    /// looked up in the data directory's traces/ folder.
     #[arg(long)]
     trace: String,
     /// Data directory for short names (default: $GRIDSCHED_DATA, else ../shared/data).

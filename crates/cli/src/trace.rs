@@ -22,7 +22,7 @@ pub enum TraceCommand {
 #[derive(Debug, Args)]
 pub struct TraceInput {
     /// The log: a path, or a short name (CTC, KTH, HPC2N, SDSC, LCG, LPC) looked up in
-    /// <data dir>/traces/.
+    /// the data directory's traces/ folder.
     file: String,
     /// Data directory for short names (default: $GRIDSCHED_DATA, else ../shared/data).
     #[arg(long)]

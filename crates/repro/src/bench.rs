@@ -853,7 +853,7 @@ pub struct HeteroRow {
     pub case: HeteroCase,
     /// Live idle periods of the warmed state, if recorded.
     pub idle_periods: Option<u64>,
-    /// Per algorithm (in [`HETERO_ALGORITHMS`] order): the benchmark, if run.
+    /// Per algorithm (in `HETERO_ALGORITHMS` order): the benchmark, if run.
     pub times: [Option<BenchResult>; 3],
     /// Per algorithm: operations per timed decision, if recorded.
     pub ops: [Option<f64>; 3],

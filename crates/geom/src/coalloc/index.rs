@@ -15,7 +15,7 @@ fn pkey(p: &CoallocPeriod) -> (Reverse<i64>, u32) {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Attempt {
     pub stats: SearchStats,
-    /// `s_r` lay beyond the last live quantum (a failed attempt, spec §2.19 [INT]).
+    /// `s_r` lay beyond the last live quantum (a failed attempt, spec §2.19, an interpretation).
     pub beyond_horizon: bool,
 }
 

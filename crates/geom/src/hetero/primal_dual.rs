@@ -36,7 +36,7 @@
 //!   descent that skips subtrees whose latest end or largest capacity already fails; a subtree
 //!   left of the ready time that passes the end test always holds a feasible period, so only
 //!   the `O(log V)` subtrees straddling the ready time can mislead it).
-//! - **Start-ordered blocks** ([`blocks`](super::blocks)): the same periods cut into blocks of
+//! - **Start-ordered blocks** (`blocks`): the same periods cut into blocks of
 //!   32–128 consecutive periods in (start, server) order, each block also sorted by (end,
 //!   server). They answer `k` (rank of the latest start) and position → period by a binary
 //!   search over the blocks' last keys and a short scan of the block sizes, and they carry the
