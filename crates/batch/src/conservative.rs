@@ -15,7 +15,8 @@
 //!   job in queue order that is wider than the base profile's maximum over every freed
 //!   interval's span, on every machine that freed one — and every job before it — keeps its
 //!   reservation, and only the jobs from the first narrower one on are taken out and
-//!   re-inserted.
+//!   re-inserted — each with one sweep of the profile bounded by the regions freed since it
+//!   was placed, not a search from now (`replay_from` says why that gives the same place).
 //! - **InPlace** (Mu'alem & Feitelson): in queue order, each job whose processors are free at
 //!   some instant before its reservation (one range-maximum query) is taken out and put back
 //!   at its earliest fit, which is never later than before.
