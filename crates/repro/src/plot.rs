@@ -643,6 +643,26 @@ fn draw_chart(body: &DrawingArea<SVGBackend<'_>, Shift>, fig: &Figure) -> Result
         TickedAxis::new(x0, x1, fig.x_scale),
         TickedAxis::new(y0, y1, fig.y_scale),
     );
+    let mut chart = house_chart(body, x_axis, y_axis, &fig.x_label, Some(&fig.y_label))?;
+    let ink = draw_series(&mut chart, fig, &series, (x0, x1, y0, y1))?;
+    // Close the box: plotters draws the left and bottom axes one pixel outside the area.
+    let (aw, ah) = chart.plotting_area().dim_in_pixel();
+    let (aw, ah) = (aw as i32, ah as i32);
+    let frame = PathElement::new(vec![(-1, -1), (aw, -1), (aw, ah + 1)], BLACK);
+    chart.plotting_area().strip_coord_spec().draw(&frame)?;
+    draw_legend(&chart, fig, &ink)
+}
+
+/// The frame line charts and Gantt charts share: margins, a y-label area as wide as the widest
+/// y tick label, and the mesh (light grid, 18 px axis titles, 15 px tick labels). `y_desc`
+/// `None`: a categorical y axis (Gantt rows) with no title and no horizontal grid.
+fn house_chart<'a, 'b>(
+    body: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    x_axis: TickedAxis,
+    y_axis: TickedAxis,
+    x_desc: &str,
+    y_desc: Option<&str>,
+) -> Result<Chart<'a, 'b>, PlotError> {
     let tick_font = TextStyle::from((FONT, 15).into_font());
     let mut label_w = 0;
     for (_, l) in &y_axis.ticks.major {
@@ -655,24 +675,20 @@ fn draw_chart(body: &DrawingArea<SVGBackend<'_>, Shift>, fig: &Figure) -> Result
         .x_label_area_size(50)
         .y_label_area_size(label_w + 36)
         .build_cartesian_2d(x_axis, y_axis)?;
-    chart
-        .configure_mesh()
-        .x_desc(fig.x_label.as_str())
-        .y_desc(fig.y_label.as_str())
+    let mut mesh = chart.configure_mesh();
+    match y_desc {
+        Some(y) => mesh.y_desc(y),
+        None => mesh.disable_y_mesh(),
+    };
+    mesh.x_desc(x_desc)
         .axis_desc_style((FONT, 18))
-        .label_style(tick_font.clone())
+        .label_style(tick_font)
         .bold_line_style(RGBColor(222, 222, 222))
         .light_line_style(RGBColor(243, 243, 243))
         .axis_style(BLACK)
         .set_all_tick_mark_size(5)
         .draw()?;
-    let ink = draw_series(&mut chart, fig, &series, (x0, x1, y0, y1))?;
-    // Close the box: plotters draws the left and bottom axes one pixel outside the area.
-    let (aw, ah) = chart.plotting_area().dim_in_pixel();
-    let (aw, ah) = (aw as i32, ah as i32);
-    let frame = PathElement::new(vec![(-1, -1), (aw, -1), (aw, ah + 1)], BLACK);
-    chart.plotting_area().strip_coord_spec().draw(&frame)?;
-    draw_legend(&chart, fig, &ink)
+    Ok(chart)
 }
 
 /// Draws lines, error bars and markers; returns the plot-area pixels they cover.
@@ -1145,32 +1161,13 @@ pub fn render_gantt_svg(g: &GanttChart) -> Result<String, PlotError> {
         let body = titled(&root, &g.caption)?;
         // Row 0 at the top: categorical position i holds row rows-1-i.
         let labels: Vec<String> = g.rows.iter().rev().cloned().collect();
-        let tick_font = TextStyle::from((FONT, 15).into_font());
-        let mut label_w = 0;
-        for l in &labels {
-            label_w = label_w.max(body.estimate_text_size(l, &tick_font)?.0);
-        }
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(10)
-            .margin_right(28)
-            .margin_bottom(8)
-            .x_label_area_size(50)
-            .y_label_area_size(label_w + 36)
-            .build_cartesian_2d(
-                TickedAxis::new(x0, x1, Scale::Linear),
-                TickedAxis::categorical(&labels),
-            )?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .x_desc(g.time_label.as_str())
-            .axis_desc_style((FONT, 18))
-            .label_style(tick_font.clone())
-            .bold_line_style(RGBColor(222, 222, 222))
-            .light_line_style(RGBColor(243, 243, 243))
-            .axis_style(BLACK)
-            .set_all_tick_mark_size(5)
-            .draw()?;
+        let mut chart = house_chart(
+            &body,
+            TickedAxis::new(x0, x1, Scale::Linear),
+            TickedAxis::categorical(&labels),
+            &g.time_label,
+            None,
+        )?;
         let (aw, ah) = chart.plotting_area().dim_in_pixel();
         let px_per_unit = f64::from(aw) / (x1 - x0);
         let label_font =
