@@ -111,7 +111,7 @@ fn an_interrupted_sweep_resumes_without_recomputing() {
         journal_dir: Some(dir.path().to_path_buf()),
         ..small(2)
     };
-    let first = run_sweep(&exp.sweep, &opts).unwrap();
+    let first = run_sweep(&exp.sweep, &*exp.model, &opts).unwrap();
     assert_eq!(first.resumed, 0);
     // Keep half of the journal and a torn last line, as a kill mid-write would leave it.
     let size = gridsched_repro::spec::ScaleSpec {
@@ -133,7 +133,7 @@ fn an_interrupted_sweep_resumes_without_recomputing() {
     kept.push('\n');
     kept.push_str(&lines[half][..lines[half].len() / 2]);
     std::fs::write(&path, kept).unwrap();
-    let second = run_sweep(&exp.sweep, &opts).unwrap();
+    let second = run_sweep(&exp.sweep, &*exp.model, &opts).unwrap();
     assert_eq!(second.resumed, half);
     assert_eq!(second.computed, first.computed - half);
     let deterministic = |values: &[gridsched_repro::table::RunValue]| -> Vec<_> {

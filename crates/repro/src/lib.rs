@@ -9,7 +9,6 @@
 pub mod bench;
 pub mod claims;
 pub mod model;
-pub mod models;
 pub mod output;
 pub mod papers;
 pub mod plot;
@@ -20,6 +19,8 @@ pub mod runner;
 pub mod snapshot;
 pub mod spec;
 pub mod table;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use registry::{Experiment, Registry};
 pub use reproduce::{ExperimentResult, Project, reproduce};

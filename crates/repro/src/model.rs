@@ -206,25 +206,3 @@ impl ParamSet {
         Ok(())
     }
 }
-
-/// Every model the harness knows.
-pub fn models() -> Vec<Box<dyn Model>> {
-    vec![
-        Box::new(crate::models::castillo_ch3::CastilloCh3),
-        Box::new(crate::models::castillo_ch4::CastilloCh4),
-        Box::new(crate::models::castillo_ch5::CastilloCh5),
-        Box::new(crate::models::kumar::KumarExample),
-        Box::new(crate::models::kumar::KumarCh5),
-        Box::new(crate::models::kumar::Braun2001),
-        Box::new(crate::models::batch_replay::BatchReplay),
-    ]
-}
-
-/// The model with this name.
-pub fn model_named(name: &str) -> Option<Box<dyn Model>> {
-    #[cfg(test)]
-    if name == crate::runner::tests::CURVE_MODEL {
-        return Some(Box::new(crate::runner::tests::CurveModel));
-    }
-    models().into_iter().find(|m| m.name() == name)
-}

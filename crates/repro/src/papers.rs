@@ -1,63 +1,99 @@
-//! The five documents gridsched reproduces, and one group of real-world log checks.
+//! Documents and the catalog the experiments side registers: which documents exist and which
+//! models their entries may name. The harness itself knows no document.
 
-/// One source document.
+use std::sync::Arc;
+
+use crate::model::Model;
+
+/// One source document (or a group of checks that is not a document, e.g. real-log replays).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Paper {
-    /// Id prefix of its experiments (`castillo-fig-3.4`).
+    /// Id prefix of its experiments (`castillo` for `castillo-fig-3.4`) and the folder of its
+    /// entries and outputs.
     pub key: &'static str,
-    /// Seed number in `shared/seeds/`.
+    /// Seed number in `shared/seeds/` (`"-"` for a group that is not a seed document). Bare ids
+    /// that several documents share resolve to the lowest seed.
     pub seed: &'static str,
     pub citation: &'static str,
-    /// The implementation spec that resolves its ambiguities.
+    /// The implementation spec that resolves its ambiguities (a file in `shared/spec/`).
     pub spec: &'static str,
 }
 
-/// All documents, in seed order, then the log checks.
-pub const PAPERS: [Paper; 6] = [
-    Paper {
-        key: "castillo",
-        seed: "000",
-        citation: "C. Castillo, \"On the Design of Efficient Resource Allocation Mechanisms for Grids\", PhD thesis, NC State University, 2008",
-        spec: "castillo-reservations.md",
-    },
-    Paper {
-        key: "singh",
-        seed: "001",
-        citation: "G. Singh, \"An end-to-end framework for provisioning based resource and application management in grids\", PhD thesis, University of Southern California, 2008",
-        spec: "singh-provisioning.md",
-    },
-    Paper {
-        key: "klusacek",
-        seed: "002",
-        citation: "D. Klusáček, H. Rudová, \"Efficient Grid Scheduling through the Incremental Schedule-based Approach\", Masaryk University",
-        spec: "klusacek-eg-edf.md",
-    },
-    Paper {
-        key: "alzoubi",
-        seed: "003",
-        citation: "K. Al-Zoubi, \"Hierarchical Scheduling in Grid Systems\", Master's thesis, Carleton University, 2006",
-        spec: "alzoubi-hierarchical.md",
-    },
-    Paper {
-        key: "kumar",
-        seed: "004",
-        citation: "A. Kumar, \"Segmented Average-Sufferage Heuristic for Independent Task Scheduling in Grid\", M.Tech. dissertation, IIT Roorkee, 2010",
-        spec: "kumar-sufferage.md",
-    },
-    // Not a seed document: checks of the queue-based schedulers (crates/batch) against what
-    // real machines did, on Parallel Workloads Archive logs.
-    Paper {
-        key: "logs",
-        seed: "-",
-        citation: "Real-world checks on Parallel Workloads Archive logs (queue-based batch scheduling, issue 7)",
-        spec: "klusacek-eg-edf.md",
-    },
-];
+/// A model shared by the registry, the runner and the report.
+#[derive(Clone)]
+pub struct ModelRef(pub Arc<dyn Model>);
 
-/// The paper an experiment id belongs to.
-pub fn paper_of(id: &str) -> Option<&'static Paper> {
-    PAPERS.iter().find(|p| {
-        id.strip_prefix(p.key)
-            .is_some_and(|rest| rest.starts_with('-'))
-    })
+impl std::fmt::Debug for ModelRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ModelRef({})", self.0.name())
+    }
+}
+
+impl std::ops::Deref for ModelRef {
+    type Target = dyn Model;
+    fn deref(&self) -> &Self::Target {
+        self.0.as_ref()
+    }
+}
+
+/// The documents and models the experiment entries may use, registered by the experiments
+/// side, one [`document`](Catalog::document) call per document.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    papers: Vec<&'static Paper>,
+    models: Vec<ModelRef>,
+}
+
+impl Catalog {
+    /// An empty catalog.
+    pub fn new() -> Self {
+        Catalog::default()
+    }
+
+    /// Registers a document and the models its entries use. Registration order is the order
+    /// of the report's sections.
+    pub fn document(mut self, paper: &'static Paper, models: Vec<Box<dyn Model>>) -> Self {
+        self.papers.push(paper);
+        self.models
+            .extend(models.into_iter().map(|m| ModelRef(Arc::from(m))));
+        self
+    }
+
+    /// The documents in registration order.
+    pub fn papers(&self) -> &[&'static Paper] {
+        &self.papers
+    }
+
+    /// Every registered model.
+    pub fn models(&self) -> &[ModelRef] {
+        &self.models
+    }
+
+    /// The document an experiment id belongs to (its id starts with `<key>-`).
+    pub fn paper_of(&self, id: &str) -> Option<&'static Paper> {
+        self.papers.iter().copied().find(|p| {
+            id.strip_prefix(p.key)
+                .is_some_and(|rest| rest.starts_with('-'))
+        })
+    }
+
+    /// The model with this name.
+    pub fn model(&self, name: &str) -> Option<&ModelRef> {
+        self.models.iter().find(|m| m.name() == name)
+    }
+
+    /// Rejects two documents with one key and two models with one name.
+    pub fn check(&self) -> Result<(), String> {
+        for (i, p) in self.papers.iter().enumerate() {
+            if self.papers[..i].iter().any(|q| q.key == p.key) {
+                return Err(format!("two documents have the key `{}`", p.key));
+            }
+        }
+        for (i, m) in self.models.iter().enumerate() {
+            if self.models[..i].iter().any(|n| n.name() == m.name()) {
+                return Err(format!("two models are named `{}`", m.name()));
+            }
+        }
+        Ok(())
+    }
 }

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use crate::HarnessError;
 use crate::claims::{ParsedClaim, parse_claim};
-use crate::model::{ParamSet, model_named};
-use crate::papers::{Paper, paper_of};
+use crate::model::ParamSet;
+use crate::papers::{Catalog, ModelRef, Paper};
 use crate::spec::{ExperimentSpec, FigureKind, SweepRef, SweepSpec};
 
 /// One loaded experiment: its entry, its resolved sweep and its parsed claims.
@@ -15,6 +15,8 @@ pub struct Experiment {
     pub sweep: SweepSpec,
     pub claims: Vec<ParsedClaim>,
     pub paper: &'static Paper,
+    /// The model its sweep names.
+    pub model: ModelRef,
     /// File the entry came from (relative to `experiments/`).
     pub source: String,
 }
@@ -23,7 +25,7 @@ impl Experiment {
     /// The sweep's `requires_data` files that are not in the data directory (empty when every
     /// real input is present, or the sweep needs none).
     pub fn missing_data(&self) -> Vec<std::path::PathBuf> {
-        let dir = gridsched_workload::swf::data_dir(None);
+        let dir = gridsched_sim::data_dir(None);
         self.sweep
             .requires_data
             .iter()
@@ -46,12 +48,15 @@ impl Experiment {
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     experiments: Vec<Experiment>,
+    catalog: Catalog,
 }
 
 impl Registry {
     /// Loads entries from `(path, text)` pairs; paths under a `sweeps/` folder are sweep files,
-    /// the others experiment entries. Every entry is validated against its model.
-    pub fn from_sources(sources: &[(&str, &str)]) -> Result<Self, HarnessError> {
+    /// the others experiment entries. Every entry must belong to a document of `catalog` and is
+    /// validated against its model there.
+    pub fn from_sources(sources: &[(&str, &str)], catalog: Catalog) -> Result<Self, HarnessError> {
+        catalog.check().map_err(HarnessError::Spec)?;
         let mut sweeps: BTreeMap<String, SweepSpec> = BTreeMap::new();
         for (path, text) in sources.iter().filter(|(p, _)| is_sweep_file(p)) {
             let sweep: SweepSpec = toml::from_str(text)
@@ -66,8 +71,12 @@ impl Registry {
         for (path, text) in sources.iter().filter(|(p, _)| !is_sweep_file(p)) {
             let fail = |m: String| HarnessError::Spec(format!("experiments/{path}: {m}"));
             let spec: ExperimentSpec = toml::from_str(text).map_err(|e| fail(e.to_string()))?;
-            let paper = paper_of(&spec.id)
-                .ok_or_else(|| fail(format!("id `{}` does not start with a paper key", spec.id)))?;
+            let paper = catalog.paper_of(&spec.id).ok_or_else(|| {
+                fail(format!(
+                    "id `{}` does not start with the key of a registered document",
+                    spec.id
+                ))
+            })?;
             let sweep = match &spec.sweep {
                 SweepRef::Named(name) => sweeps
                     .get(name)
@@ -75,7 +84,11 @@ impl Registry {
                     .ok_or_else(|| fail(format!("unknown sweep `{name}`")))?,
                 SweepRef::Inline(s) => (**s).clone(),
             };
-            validate(&spec, &sweep).map_err(fail)?;
+            let model = catalog
+                .model(&sweep.model)
+                .cloned()
+                .ok_or_else(|| fail(format!("unknown model `{}`", sweep.model)))?;
+            validate(&spec, &sweep, &model).map_err(fail)?;
             let claims = spec
                 .claims
                 .iter()
@@ -87,6 +100,7 @@ impl Registry {
                 sweep,
                 claims,
                 paper,
+                model,
                 source: path.to_string(),
             });
         }
@@ -111,7 +125,15 @@ impl Registry {
                 )));
             }
         }
-        Ok(Registry { experiments })
+        Ok(Registry {
+            experiments,
+            catalog,
+        })
+    }
+
+    /// The registered documents, in registration order.
+    pub fn papers(&self) -> &[&'static Paper] {
+        self.catalog.papers()
     }
 
     /// All experiments.
@@ -179,17 +201,15 @@ fn natural_key(id: &str) -> Vec<(String, u64)> {
     out
 }
 
-fn validate(spec: &ExperimentSpec, sweep: &SweepSpec) -> Result<(), String> {
+fn validate(spec: &ExperimentSpec, sweep: &SweepSpec, model: &ModelRef) -> Result<(), String> {
     sweep.validate()?;
-    let model =
-        model_named(&sweep.model).ok_or_else(|| format!("unknown model `{}`", sweep.model))?;
     for series in &sweep.series {
         let mut params = ParamSet::merged(&[&sweep.parameters, &series.parameters]);
         if sweep.axis.evaluation == crate::spec::Evaluation::Sweep {
             params.set(&sweep.axis.parameter, toml::Value::Float(0.0));
         }
         params
-            .check_known(model.as_ref())
+            .check_known(&**model)
             .map_err(|e| format!("series `{}`: {e}", series.name))?;
     }
     if !["figure", "table"].contains(&spec.kind.as_str()) {
@@ -248,6 +268,41 @@ fn validate(spec: &ExperimentSpec, sweep: &SweepSpec) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const SWEEP: &str = "name = \"s\"\nmodel = \"toy\"\n[axis]\nparameter = \"segments\"\nlabel = \"N\"\npaper = [1]\n[[series]]\nname = \"sas\"\n[scales.quick]\nreplications = 1\njobs = 1\n[scales.paper]\nreplications = 1\njobs = 1\n";
+
+    fn entry(id: &str) -> String {
+        format!(
+            "id = \"{id}\"\ntitle = \"t\"\nkind = \"figure\"\ncaption = \"c\"\nsweep = \"s\"\nmetrics = [\"makespan\"]\n[plot]\nmetric = \"makespan\"\ny_label = \"y\"\n"
+        )
+    }
+
+    #[test]
+    fn entries_belong_to_registered_documents_and_models() {
+        let load = |id: &str, catalog: Catalog| {
+            Registry::from_sources(
+                &[("x/sweeps/s.toml", SWEEP), ("x/e.toml", &entry(id))],
+                catalog,
+            )
+        };
+        let reg = load("toy-fig-1", crate::testing::catalog(vec![])).unwrap();
+        assert_eq!(reg.all()[0].paper.key, "toy");
+        assert_eq!(reg.all()[0].model.name(), "toy");
+        assert_eq!(reg.papers().len(), 1);
+        let e = load("other-fig-1", crate::testing::catalog(vec![])).unwrap_err();
+        assert!(
+            e.to_string().contains("key of a registered document"),
+            "{e}"
+        );
+        let e = load("toy-fig-1", Catalog::new()).unwrap_err();
+        assert!(e.to_string().contains("registered document"), "{e}");
+        let no_models = Catalog::new().document(&crate::testing::TOY, vec![]);
+        let e = load("toy-fig-1", no_models).unwrap_err();
+        assert!(e.to_string().contains("unknown model `toy`"), "{e}");
+        let twice = crate::testing::catalog(vec![Box::new(crate::testing::ToyModel)]);
+        let e = load("toy-fig-1", twice).unwrap_err();
+        assert!(e.to_string().contains("two models are named `toy`"), "{e}");
+    }
 
     #[test]
     fn natural_order() {

@@ -9,7 +9,6 @@ use std::path::Path;
 use crate::HarnessError;
 use crate::claims::{ClaimOutcome, Verdict, fmt_sig4};
 use crate::output::{self, read_runs_csv};
-use crate::papers::PAPERS;
 use crate::registry::{Experiment, Registry};
 use crate::reproduce::{Project, check_claims, summarize};
 use crate::spec::{ColumnSpec, Params, Scale};
@@ -26,7 +25,7 @@ pub fn write_report(
     let mut overview = String::from(
         "| document | experiments run | scale | PASS | FAIL | SOFT-FAIL | SKIP |\n|---|---|---|---|---|---|---|\n",
     );
-    for paper in PAPERS.iter() {
+    for paper in registry.papers() {
         let exps: Vec<&Experiment> = registry
             .all()
             .iter()
@@ -425,8 +424,8 @@ mod tests {
     #[test]
     fn table_experiments_render_means_cis_and_document_values() {
         let sweep = r#"
-name = "kumar-t"
-model = "kumar-ch5"
+name = "toy-t"
+model = "toy"
 [axis]
 parameter = "case"
 label = "Task case"
@@ -446,11 +445,11 @@ replications = 2
 jobs = 10
 "#;
         let entry = r#"
-id = "kumar-table-9"
+id = "toy-table-9"
 title = "t"
 kind = "table"
 caption = "c"
-sweep = "kumar-t"
+sweep = "toy-t"
 metrics = ["makespan"]
 [plot]
 metric = "makespan"
@@ -466,10 +465,10 @@ reference = [39.37, nan]
 metric = "makespan"
 series = "min-min"
 "#;
-        let registry = Registry::from_sources(&[
-            ("kumar/sweeps/t.toml", sweep),
-            ("kumar/table-9.toml", entry),
-        ])
+        let registry = Registry::from_sources(
+            &[("toy/sweeps/t.toml", sweep), ("toy/table-9.toml", entry)],
+            crate::testing::catalog(vec![]),
+        )
         .unwrap();
         let exp = &registry.all()[0];
         let v = |x: f64, s: &str, run: u32, value: f64| RunValue {

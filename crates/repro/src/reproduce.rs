@@ -8,7 +8,7 @@ use crate::claims::ClaimOutcome;
 use crate::output::{self, MetricKind, Provenance};
 use gridsched_sim::StreamKey;
 
-use crate::model::{ParamSet, model_named};
+use crate::model::ParamSet;
 use crate::plot::{self, BarChart, Figure, GanttChart, PlotKind, PlotPoint, PlotSeries};
 use crate::registry::Experiment;
 use crate::runner::{self, RunOptions, SweepRun};
@@ -144,7 +144,7 @@ pub fn reproduce(
             .collect();
         let mut run_opts = opts.clone();
         run_opts.journal_dir = project.map(|p| p.journal_dir(exp));
-        let run = runner::run_sweep(&exp.sweep, &run_opts)?;
+        let run = runner::run_sweep(&exp.sweep, &*exp.model, &run_opts)?;
         for (i, e) in group {
             results[i] = Some(match (project, run.shard) {
                 (Some(p), Some(shard)) => write_shard(e, &run, p, shard)?,
@@ -475,8 +475,7 @@ pub fn gantt_chart(
         .as_ref()
         .and_then(|p| p.first())
         .ok_or_else(|| bad("a Gantt chart needs `plot.points`".into()))?;
-    let model =
-        model_named(&sweep.model).ok_or_else(|| bad(format!("unknown model `{}`", sweep.model)))?;
+    let model = &exp.model;
     let mut params = ParamSet::merged(&[&sweep.parameters, &series.parameters]);
     params.set(&sweep.axis.parameter, toml::Value::Float(x));
     let key = StreamKey::new(sweep.seed, &sweep.name)
@@ -706,8 +705,8 @@ mod tests {
     use crate::registry::Registry;
 
     const SWEEP: &str = r#"
-name = "kumar-example-test"
-model = "kumar-example"
+name = "toy-test"
+model = "toy"
 [axis]
 parameter = "segments"
 label = "Segments N"
@@ -729,12 +728,16 @@ jobs = 10
 "#;
 
     fn registry(entry: &str) -> Registry {
-        Registry::from_sources(&[("kumar/sweeps/t.toml", SWEEP), ("kumar/x.toml", entry)]).unwrap()
+        Registry::from_sources(
+            &[("toy/sweeps/t.toml", SWEEP), ("toy/x.toml", entry)],
+            crate::testing::catalog(vec![]),
+        )
+        .unwrap()
     }
 
     fn entry(kind: &str, plot: &str) -> String {
         format!(
-            "id = \"kumar-fig-9\"\ntitle = \"t\"\nkind = \"{kind}\"\ncaption = \"Result\"\nsweep = \"kumar-example-test\"\nmetrics = [\"makespan\"]\n[plot]\nmetric = \"makespan\"\ny_label = \"Makespan\"\n{plot}"
+            "id = \"toy-fig-9\"\ntitle = \"t\"\nkind = \"{kind}\"\ncaption = \"Result\"\nsweep = \"toy-test\"\nmetrics = [\"makespan\"]\n[plot]\nmetric = \"makespan\"\ny_label = \"Makespan\"\n{plot}"
         )
     }
 
@@ -756,10 +759,13 @@ jobs = 10
         assert!(svg.contains("(a) SAS") && svg.contains("(b) Sufferage"));
         assert!(svg.contains(&format!("height=\"{}\"", 60 + 2 * plot::PANEL_HEIGHT)));
         let bad = |plot: &str| {
-            Registry::from_sources(&[
-                ("kumar/sweeps/t.toml", SWEEP),
-                ("kumar/x.toml", &entry("figure", plot)),
-            ])
+            Registry::from_sources(
+                &[
+                    ("toy/sweeps/t.toml", SWEEP),
+                    ("toy/x.toml", &entry("figure", plot)),
+                ],
+                crate::testing::catalog(vec![]),
+            )
             .unwrap_err()
             .to_string()
         };
@@ -823,8 +829,8 @@ jobs = 10
     #[test]
     fn results_come_back_in_the_order_asked_even_when_a_sweep_is_shared() {
         let other = r#"
-name = "kumar-example-other"
-model = "kumar-example"
+name = "toy-other"
+model = "toy"
 [axis]
 parameter = "segments"
 label = "N"
@@ -845,29 +851,32 @@ jobs = 10
             )
         };
         let (a, b, c) = (
-            e("kumar-fig-1", "kumar-example-test"),
-            e("kumar-fig-2", "kumar-example-other"),
-            e("kumar-fig-3", "kumar-example-test"),
+            e("toy-fig-1", "toy-test"),
+            e("toy-fig-2", "toy-other"),
+            e("toy-fig-3", "toy-test"),
         );
-        let reg = Registry::from_sources(&[
-            ("kumar/sweeps/t.toml", SWEEP),
-            ("kumar/sweeps/o.toml", other),
-            ("kumar/a.toml", &a),
-            ("kumar/b.toml", &b),
-            ("kumar/c.toml", &c),
-        ])
+        let reg = Registry::from_sources(
+            &[
+                ("toy/sweeps/t.toml", SWEEP),
+                ("toy/sweeps/o.toml", other),
+                ("toy/a.toml", &a),
+                ("toy/b.toml", &b),
+                ("toy/c.toml", &c),
+            ],
+            crate::testing::catalog(vec![]),
+        )
         .unwrap();
         let exps: Vec<&Experiment> = reg.all().iter().collect();
         let results = reproduce(&exps, &RunOptions::default(), None).unwrap();
         let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids, ["kumar-fig-1", "kumar-fig-2", "kumar-fig-3"]);
+        assert_eq!(ids, ["toy-fig-1", "toy-fig-2", "toy-fig-3"]);
     }
 
     #[test]
     fn bar_and_gantt_outputs_are_byte_identical_on_1_and_2_threads() {
         let ch5 = r#"
-name = "kumar-ch5-test"
-model = "kumar-ch5"
+name = "toy-ch5-test"
+model = "toy"
 [axis]
 parameter = "case"
 label = "Task case"
@@ -878,7 +887,7 @@ name = "sas"
 parameters = { heuristic = "sas" }
 [[series]]
 name = "max-min"
-parameters = { heuristic = "max-min" }
+parameters = { heuristic = "max-min", noise = 1.0 }
 [scales.quick]
 replications = 3
 jobs = 120
@@ -886,17 +895,20 @@ jobs = 120
 replications = 3
 jobs = 120
 "#;
-        let bars = "id = \"kumar-table-8\"\ntitle = \"t\"\nkind = \"table\"\ncaption = \"c\"\nsweep = \"kumar-ch5-test\"\nmetrics = [\"makespan\", \"utilization\"]\n[plot]\nkind = \"bars\"\nmetric = \"makespan\"\ny_label = \"y\"\n[[table.columns]]\nmetric = \"makespan\"\nseries = \"sas\"\nreference = [1.0, 2.0, 3.0]\n";
+        let bars = "id = \"toy-table-8\"\ntitle = \"t\"\nkind = \"table\"\ncaption = \"c\"\nsweep = \"toy-ch5-test\"\nmetrics = [\"makespan\", \"utilization\"]\n[plot]\nkind = \"bars\"\nmetric = \"makespan\"\ny_label = \"y\"\n[[table.columns]]\nmetric = \"makespan\"\nseries = \"sas\"\nreference = [1.0, 2.0, 3.0]\n";
         let gantt = entry(
             "figure",
             "kind = \"gantt\"\nseries = [\"sas\"]\npoints = [2]\n",
         );
-        let reg = Registry::from_sources(&[
-            ("kumar/sweeps/t.toml", SWEEP),
-            ("kumar/sweeps/c.toml", ch5),
-            ("kumar/bars.toml", bars),
-            ("kumar/gantt.toml", &gantt),
-        ])
+        let reg = Registry::from_sources(
+            &[
+                ("toy/sweeps/t.toml", SWEEP),
+                ("toy/sweeps/c.toml", ch5),
+                ("toy/bars.toml", bars),
+                ("toy/gantt.toml", &gantt),
+            ],
+            crate::testing::catalog(vec![]),
+        )
         .unwrap();
         let exps: Vec<&Experiment> = reg.all().iter().collect();
         let files = |threads: usize| {

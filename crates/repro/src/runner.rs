@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::HarnessError;
-use crate::model::{ParamSet, model_named};
+use crate::model::{Model, ParamSet};
 use crate::spec::{Evaluation, Scale, ScaleSpec, SweepSpec};
 use crate::table::RunValue;
 
@@ -132,8 +132,12 @@ impl JournalLine {
     }
 }
 
-/// Runs (one shard of) a sweep.
-pub fn run_sweep(sweep: &SweepSpec, opts: &RunOptions) -> Result<SweepRun, HarnessError> {
+/// Runs (one shard of) a sweep of `model`.
+pub fn run_sweep(
+    sweep: &SweepSpec,
+    model: &dyn Model,
+    opts: &RunOptions,
+) -> Result<SweepRun, HarnessError> {
     let started = Instant::now();
     let scale = opts.scale();
     let base = sweep.scale(scale).ok_or_else(|| {
@@ -152,8 +156,6 @@ pub fn run_sweep(sweep: &SweepSpec, opts: &RunOptions) -> Result<SweepRun, Harne
             "--reps and --jobs must be at least 1".into(),
         ));
     }
-    let model = model_named(&sweep.model)
-        .ok_or_else(|| HarnessError::Spec(format!("unknown model `{}`", sweep.model)))?;
     let mut items = work_items(sweep, scale, size);
     if let Some((k, n)) = opts.shard {
         items.retain(|it| it.index % n as usize == (k - 1) as usize);
@@ -487,7 +489,7 @@ pub(crate) mod tests {
             journal_dir: Some(dir.path().to_path_buf()),
             ..RunOptions::default()
         };
-        let run = run_sweep(&sweep, &opts).unwrap();
+        let run = run_sweep(&sweep, &CurveModel, &opts).unwrap();
         assert_eq!(run.computed, 6, "one item per series and replication");
         assert_eq!(run.values.len(), 6 * 3);
         let mean = |series: &str, x: f64| {
@@ -505,7 +507,7 @@ pub(crate) mod tests {
         // Every row of a replication comes from the same draws: the CDF is monotone.
         assert!(mean("unit", 0.25) <= mean("unit", 0.5));
         // Resuming from the journal gives the same rows without recomputing.
-        let again = run_sweep(&sweep, &opts).unwrap();
+        let again = run_sweep(&sweep, &CurveModel, &opts).unwrap();
         assert_eq!((again.computed, again.resumed), (0, 6));
         assert!(again.values == run.values);
     }

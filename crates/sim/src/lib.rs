@@ -8,14 +8,17 @@
 //!   solver for the shape that gives a target mean).
 //! - [`stats`]: replication statistics with Student-t confidence intervals.
 //! - [`events`]: a future-event list with deterministic tie-breaking.
+//! - [`data`]: where the real input data (logs, matrices, workflows) is read from.
 //!
 //! Nothing here knows about any paper.
 
+pub mod data;
 pub mod dist;
 pub mod events;
 pub mod rng;
 pub mod stats;
 
+pub use data::{DATA_ENV, data_dir};
 pub use dist::{BoundedPareto, DistError, Exponential, Uniform};
 pub use events::EventQueue;
 pub use rng::{SimRng, StreamKey};

@@ -40,8 +40,7 @@ pub use summary::{Distribution, TraceSummary, ecdf};
 
 use std::path::{Path, PathBuf};
 
-/// The environment variable that overrides the data directory.
-pub const DATA_ENV: &str = "GRIDSCHED_DATA";
+pub use gridsched_sim::data::{DATA_ENV, data_dir};
 
 /// The archive logs the experiments use, by short name (file under `<data>/traces/`).
 pub const TRACES: [(&str, &str); 6] = [
@@ -52,26 +51,6 @@ pub const TRACES: [(&str, &str); 6] = [
     ("LCG", "LCG-2005-1.swf.gz"),
     ("LPC", "LPC-EGEE-2004-1.2-cln.swf.gz"),
 ];
-
-/// The data directory: `explicit` if given, else `$GRIDSCHED_DATA`, else `../shared/data` next
-/// to the gridsched checkout containing the current directory, else next to the checkout this
-/// crate was built from.
-pub fn data_dir(explicit: Option<&Path>) -> PathBuf {
-    if let Some(p) = explicit {
-        return p.to_path_buf();
-    }
-    if let Some(p) = std::env::var_os(DATA_ENV).filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    let from_cwd = std::env::current_dir().ok().and_then(|cwd| {
-        cwd.ancestors()
-            .find(|d| d.join("Cargo.toml").is_file() && d.join("experiments").is_dir())
-            .map(|root| root.join("..").join("shared").join("data"))
-    });
-    from_cwd
-        .filter(|p| p.is_dir())
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"))
-}
 
 /// The file of a trace given by short name (`KTH`, case-insensitive) under `<data>/traces/`,
 /// or, when `name` is not a known short name, `name` itself as a path (relative names are

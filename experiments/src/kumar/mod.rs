@@ -9,14 +9,33 @@
 //! - `braun-2001`: the twelve Braun et al. (2001) 512 × 16 instances (read from the data
 //!   directory), or matrices regenerated with their range-based method.
 
+use gridsched_repro::papers::Paper;
+
+/// The document.
+pub static PAPER: Paper = Paper {
+    key: "kumar",
+    seed: "004",
+    citation: "A. Kumar, \"Segmented Average-Sufferage Heuristic for Independent Task Scheduling in Grid\", M.Tech. dissertation, IIT Roorkee, 2010",
+    spec: "kumar-sufferage.md",
+};
+
+/// The models its entries use (the Braun et al. benchmark model runs the same heuristics on
+/// the published instances).
+pub fn models() -> Vec<Box<dyn Model>> {
+    vec![
+        Box::new(KumarExample),
+        Box::new(KumarCh5),
+        Box::new(Braun2001),
+    ]
+}
 use gridsched_mapping::generate::{KumarCase, KumarWorkload, PeSpeed, RangeBased};
 use gridsched_mapping::{
     EtcMatrix, Heuristic, Schedule, SegmentKey, SufferageVariant, data, kumar as example,
 };
 use gridsched_sim::StreamKey;
 
-use crate::model::{Gantt, Measurement, Model, ModelError, ParamSet};
-use crate::plot::GanttBar;
+use gridsched_repro::model::{Gantt, Measurement, Model, ModelError, ParamSet};
+use gridsched_repro::plot::GanttBar;
 
 const HEURISTIC_PARAMS: [(&str, &str); 4] = [
     (
@@ -506,9 +525,9 @@ impl Model for Braun2001 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Params;
+    use gridsched_repro::spec::{ParamValue, Params};
 
-    fn params(pairs: &[(&str, toml::Value)]) -> ParamSet {
+    fn params(pairs: &[(&str, ParamValue)]) -> ParamSet {
         let p: Params = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))

@@ -10,7 +10,7 @@ use gridsched_reservation::hetero::{
 use gridsched_sim::StreamKey;
 use gridsched_workload::hetero::{Ch4Arrival, Ch4Deadline, HeteroWorkload, SplitUniform};
 
-use crate::model::{Measurement, Model, ModelError, ParamSet};
+use gridsched_repro::model::{Measurement, Model, ModelError, ParamSet};
 
 /// The chapter 4 model: Poisson arrivals booked up to 14 days ahead on `n` servers whose rates
 /// form one of the `(H, n)` heterogeneity levels, scheduled by one algorithm.
@@ -254,9 +254,9 @@ impl Model for CastilloCh4 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Params;
+    use gridsched_repro::spec::{ParamValue, Params};
 
-    fn params(pairs: &[(&str, toml::Value)]) -> ParamSet {
+    fn params(pairs: &[(&str, ParamValue)]) -> ParamSet {
         let p: Params = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_reported() {
-        let err = |pairs: &[(&str, toml::Value)]| {
+        let err = |pairs: &[(&str, ParamValue)]| {
             CastilloCh4
                 .run(&params(pairs), &StreamKey::new(1, "t"), 10)
                 .unwrap_err()

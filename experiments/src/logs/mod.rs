@@ -13,13 +13,28 @@
 //! (`MaxProcs`), and, for both sources, only those whose recorded wait is known, so that the
 //! two distributions are over the same set.
 
+use gridsched_repro::papers::Paper;
+
+/// Not a seed document: checks of the queue-based schedulers (`crates/batch`) against what
+/// real machines did, on Parallel Workloads Archive logs.
+pub static PAPER: Paper = Paper {
+    key: "logs",
+    seed: "-",
+    citation: "Real-world checks on Parallel Workloads Archive logs (queue-based batch scheduling)",
+    spec: "klusacek-eg-edf.md",
+};
+
+/// The models its entries use.
+pub fn models() -> Vec<Box<dyn Model>> {
+    vec![Box::new(BatchReplay)]
+}
 use std::path::Path;
 
 use gridsched_batch::{Config, Estimates, Platform, Policy, Simulator, swf::trace_jobs};
 use gridsched_sim::StreamKey;
 use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
 
-use crate::model::{CurveMeasurement, Measurement, Model, ModelError, ParamSet};
+use gridsched_repro::model::{CurveMeasurement, Measurement, Model, ModelError, ParamSet};
 
 /// The model; see the module documentation.
 #[derive(Debug, Clone, Copy)]

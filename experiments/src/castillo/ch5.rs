@@ -29,7 +29,7 @@ use gridsched_reservation::coalloc::{
 use gridsched_sim::StreamKey;
 use gridsched_workload::swf::{SwfLoadOptions, SwfLog, data_dir, load_swf, trace_path};
 
-use crate::model::{CurveMeasurement, Measurement, Model, ModelError, ParamSet};
+use gridsched_repro::model::{CurveMeasurement, Measurement, Model, ModelError, ParamSet};
 
 /// The chapter-5 model; see the [module docs](self).
 #[derive(Debug, Clone, Copy)]
@@ -805,9 +805,9 @@ impl Model for CastilloCh5 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Params;
+    use gridsched_repro::spec::{ParamValue, Params};
 
-    fn params(pairs: &[(&str, toml::Value)]) -> ParamSet {
+    fn params(pairs: &[(&str, ParamValue)]) -> ParamSet {
         let p: Params = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -830,7 +830,7 @@ mod tests {
             return;
         }
         let key = StreamKey::new(1, "t");
-        let run = |extra: &[(&str, toml::Value)]| {
+        let run = |extra: &[(&str, ParamValue)]| {
             let mut pairs = vec![("trace", "KTH".into()), ("audit", true.into())];
             pairs.extend_from_slice(extra);
             CastilloCh5.run(&params(&pairs), &key, 1500).unwrap()
@@ -873,7 +873,7 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_reported() {
-        let err = |pairs: &[(&str, toml::Value)]| {
+        let err = |pairs: &[(&str, ParamValue)]| {
             CastilloCh5
                 .run(&params(pairs), &StreamKey::new(1, "t"), 10)
                 .unwrap_err()

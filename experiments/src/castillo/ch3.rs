@@ -8,7 +8,7 @@ use gridsched_reservation::{
 use gridsched_sim::{BoundedPareto, StreamKey};
 use gridsched_workload::{ReadyOffset, ReservationWorkload};
 
-use crate::model::{Measurement, Model, ModelError, ParamSet};
+use gridsched_repro::model::{Measurement, Model, ModelError, ParamSet};
 
 /// The chapter 3 model: Poisson arrivals, bounded-Pareto sizes, one strategy.
 #[derive(Debug, Clone, Copy)]
@@ -261,9 +261,9 @@ impl Model for CastilloCh3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Params;
+    use gridsched_repro::spec::{ParamValue, Params};
 
-    fn params(pairs: &[(&str, toml::Value)]) -> ParamSet {
+    fn params(pairs: &[(&str, ParamValue)]) -> ParamSet {
         let p: Params = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -287,7 +287,7 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_reported() {
-        let err = |pairs: &[(&str, toml::Value)]| {
+        let err = |pairs: &[(&str, ParamValue)]| {
             CastilloCh3
                 .run(&params(pairs), &StreamKey::new(1, "t"), 10)
                 .unwrap_err()

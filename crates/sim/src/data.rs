@@ -1,0 +1,30 @@
+//! Where the real input data lives (Parallel Workloads Archive logs, ETC matrices,
+//! workflows): one rule for every crate and command that reads it.
+//!
+//! The data is never copied into the repository: it is read from `../shared/data/` next to the
+//! checkout unless `$GRIDSCHED_DATA` (or a command's `--data-dir`) names another copy.
+
+use std::path::{Path, PathBuf};
+
+/// The environment variable that overrides the data directory.
+pub const DATA_ENV: &str = "GRIDSCHED_DATA";
+
+/// The data directory: `explicit` if given, else `$GRIDSCHED_DATA`, else `../shared/data` next
+/// to the gridsched checkout containing the current directory, else next to the checkout this
+/// crate was built from.
+pub fn data_dir(explicit: Option<&Path>) -> PathBuf {
+    if let Some(p) = explicit {
+        return p.to_path_buf();
+    }
+    if let Some(p) = std::env::var_os(DATA_ENV).filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let from_cwd = std::env::current_dir().ok().and_then(|cwd| {
+        cwd.ancestors()
+            .find(|d| d.join("Cargo.toml").is_file() && d.join("experiments").is_dir())
+            .map(|root| root.join("..").join("shared").join("data"))
+    });
+    from_cwd
+        .filter(|p| p.is_dir())
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"))
+}
