@@ -1,5 +1,5 @@
-//! Batch replay throughput (issue 7 item 6): the simulation core of EASY, conservative
-//! backfilling (replay compression) and FCFS, from jobs in memory to every job finished.
+//! Batch replay throughput: the simulation core of EASY, conservative backfilling (replay
+//! compression) and FCFS, from jobs in memory to every job finished.
 //!
 //! Groups `batch/<policy>`, benchmarks `<workload>/n=<jobs>`; throughput in jobs (criterion
 //! prints jobs/s):

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use gridsched_repro::claims::Verdict;
+use gridsched_repro::claims::{ClaimKind, Verdict};
+use gridsched_repro::report::Counts;
 use gridsched_repro::{
     Experiment, ExperimentResult, Project, Registry, RunOptions, Scale, report as repro_report,
 };
@@ -88,6 +89,11 @@ pub struct ReproduceArgs {
     /// sensitivity run; requires --root so the committed results are not overwritten).
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_override, requires = "root")]
     overrides: Vec<(String, toml::Value)>,
+    /// Allow `--scale paper` from a working tree with uncommitted changes (refused by default:
+    /// a paper-scale result must name the committed revision that produced it; with this flag
+    /// its provenance says `-dirty` and REPRODUCTION.md flags it).
+    #[arg(long)]
+    allow_dirty: bool,
 }
 
 /// `name=value`, the value read as a TOML value (numbers, booleans), else as a string.
@@ -135,10 +141,16 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
         progress: true,
         journal_dir: None,
         overrides: args.overrides.into_iter().collect(),
+        allow_dirty: args.allow_dirty,
     };
     let results = gridsched_repro::reproduce(&experiments, &opts, Some(&project))?;
+    let mut totals = Counts::default();
     for (exp, result) in experiments.iter().zip(&results) {
         print_result(exp, result, &project);
+        result.claims.iter().for_each(|c| totals.add(c));
+    }
+    if results.len() > 1 {
+        println!("{} experiments: {}", results.len(), totals.line());
     }
     Ok(())
 }
@@ -176,17 +188,26 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
         } else {
             ""
         };
-        println!("  {:<9} {}{soft}: {}", c.verdict.as_str(), c.id, c.summary);
+        let kind = match c.kind {
+            ClaimKind::Document => "",
+            ClaimKind::Calibrated => " [calibrated]",
+            ClaimKind::Ours => " [our check]",
+        };
+        println!(
+            "  {:<9} {}{soft}{kind}: {}",
+            c.verdict.as_str(),
+            c.id,
+            c.summary
+        );
+        if matches!(c.verdict, Verdict::Fail | Verdict::SoftFail) {
+            let why = c.if_fails.as_deref().unwrap_or("not investigated yet");
+            println!("            why: {why}");
+        }
     }
     if !r.claims.is_empty() {
-        let count = |v: Verdict| r.claims.iter().filter(|c| c.verdict == v).count();
-        println!(
-            "  claims: {} PASS, {} FAIL, {} SOFT-FAIL, {} SKIP",
-            count(Verdict::Pass),
-            count(Verdict::Fail),
-            count(Verdict::SoftFail),
-            count(Verdict::Skip)
-        );
+        let mut counts = Counts::default();
+        r.claims.iter().for_each(|c| counts.add(c));
+        println!("  claims: {}", counts.line());
     }
     for f in &r.files {
         println!("  wrote {}", rel(f));

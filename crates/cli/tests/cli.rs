@@ -330,3 +330,66 @@ fn bad_input_names_file_and_line_and_writes_nothing() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn paper_scale_refuses_a_dirty_tree_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false);
+        assert!(ok, "git {args:?}");
+    };
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("NOTICE: git not installed; skipping");
+        return;
+    }
+    git(&["init", "-q"]);
+    std::fs::write(root.join("tracked.txt"), "a").unwrap();
+    git(&["add", "tracked.txt"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "x",
+    ]);
+    std::fs::write(root.join("tracked.txt"), "b").unwrap();
+    let r = root.to_str().unwrap();
+    let out = gridsched(&[
+        "reproduce",
+        "kumar-fig-4.3",
+        "--scale",
+        "paper",
+        "--root",
+        r,
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("uncommitted changes") && err.contains("--allow-dirty"),
+        "{err}"
+    );
+    assert!(!root.join("data").exists(), "nothing written");
+    let out = gridsched(&[
+        "reproduce",
+        "kumar-fig-4.3",
+        "--scale",
+        "paper",
+        "--root",
+        r,
+        "--allow-dirty",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let meta = std::fs::read_to_string(root.join("data/kumar/fig-4.3.paper.meta.json")).unwrap();
+    assert!(meta.contains("-dirty"), "{meta}");
+    // Quick scale never needs a clean tree.
+    let out = gridsched(&["reproduce", "kumar-fig-4.3", "--root", r]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -1,4 +1,4 @@
-//! Mapping heuristics against the number of tasks t and machines m (issue 6 item 2).
+//! Mapping heuristics against the number of tasks t and machines m.
 //!
 //! Groups `map/<heuristic>`, benchmarks `<engine>/t=<tasks>,m=<machines>` on Braun et al.'s
 //! range-based matrices (inconsistent, high task and machine heterogeneity, like `u_i_hihi`;

@@ -247,6 +247,12 @@ pub fn git_revision(root: &Path) -> String {
     }
 }
 
+/// Whether a revision from [`git_revision`] was taken from a working tree with uncommitted
+/// changes.
+pub fn is_dirty_revision(revision: &str) -> bool {
+    revision.ends_with("-dirty")
+}
+
 /// A one-line description of this machine (CPU model and core count), for provenance.
 pub fn machine_description() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")

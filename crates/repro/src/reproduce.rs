@@ -122,6 +122,19 @@ pub fn reproduce(
             "--shard {k}/{n}: need 1 <= k <= n"
         )));
     }
+    if let Some(p) = project
+        && opts.scale() == Scale::Paper
+        && !opts.allow_dirty
+        && output::is_dirty_revision(&output::git_revision(&p.root))
+    {
+        return Err(HarnessError::Usage(format!(
+            "{}: the working tree has uncommitted changes; paper-scale results must come from a \
+             committed revision so their provenance names the code that produced them. Commit \
+             (or stash) first, or pass --allow-dirty (the results are then marked dirty in \
+             REPRODUCTION.md)",
+            p.root.display()
+        )));
+    }
     for exp in experiments {
         exp.spec
             .check_views(&exp.sweep)

@@ -39,6 +39,9 @@ pub struct RunOptions {
     pub journal_dir: Option<PathBuf>,
     /// Parameters that override the sweep's and every series' values (sensitivity runs).
     pub overrides: crate::spec::Params,
+    /// Write paper-scale results from a working tree with uncommitted changes (their
+    /// provenance then names a `-dirty` revision, which the report flags).
+    pub allow_dirty: bool,
 }
 
 impl RunOptions {

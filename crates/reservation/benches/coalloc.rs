@@ -1,6 +1,6 @@
-//! Throughput of the chapter-5 online co-allocation scheduler (Castillo ch. 5; issue 5,
-//! item 7): requests per second of `CoallocScheduler::run` over a whole request stream, as the
-//! number of servers `N` and the number of quanta `Q = H / l_q` grow.
+//! Throughput of the chapter-5 online co-allocation scheduler (Castillo ch. 5): requests per
+//! second of `CoallocScheduler::run` over a whole request stream, as the number of servers
+//! `N` and the number of quanta `Q = H / l_q` grow.
 //!
 //! - `coalloc/servers`: N = 64, 256, 1,024 at the thesis's setting l_q = Δt = 15 min,
 //!   H = 50 h (Q = 200, maxRet = 100);

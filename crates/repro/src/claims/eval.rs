@@ -572,6 +572,8 @@ pub(crate) fn evaluate(
         quote: spec.quote.clone(),
         expect: spec.expect.clone(),
         soft: spec.soft,
+        kind: spec.kind,
+        if_fails: spec.if_fails.clone(),
         verdict: Verdict::Skip,
         summary: String::new(),
         points: Vec::new(),

@@ -22,7 +22,19 @@
 //! | `holds`  | optional: how many in-scope points must satisfy `expect`: `"all"` (default), `"any"`, `">= K"` (K points) or `">= P%"` (at least ⌈P·N/100⌉ of the N in-scope points) |
 //! | `soft`   | optional, default `false`: a soft claim depends on an interpretation or mismatched data; it is reported (SOFT-FAIL) but never fails a build |
 //! | `if_fails` | optional: the likely reason, found by investigation, why the claim does not reproduce; the report shows it next to a FAIL or SOFT-FAIL |
+//! | `kind`   | optional, default `"document"`: whose statement this is (below) |
 //! | `scale`  | optional: `"any"` (default) or `"paper"`: a paper claim (e.g. an absolute "≈ 0" or "< 1%") is only judged at paper scale; elsewhere it is SKIP with the reason "absolute claim needs paper-scale precision" |
+//!
+//! **Kinds.** Only a `document` claim — the document's own sentence, checked on the document's
+//! own quantity — counts as a reproduced claim. Two other kinds are reported and counted apart:
+//!
+//! | `kind` | what it is |
+//! |--------|------------|
+//! | `"document"` | a statement of the document (the default) |
+//! | `"calibrated"` | a statement of the document whose check depends on a parameter we chose to fit the document (e.g. a horizon tuned to its maxima): it tests our calibration, not the document |
+//! | `"ours"` | a check that is ours, not the document's: a worked-example fixture, a metric definition, a result of another benchmark, a mapping derived from the spec |
+//!
+//! The rules for writing a claim are in `experiments/CLAIMS.md`.
 //!
 //! Unknown fields are rejected. Tip: write expressions as TOML literal strings (`'...'`) when they contain `"`,
 //! e.g. `expect = 'monotone(loss[lact], "up")'` (the language also accepts `'up'` and a bare `up`).
@@ -157,6 +169,33 @@ pub struct ClaimSpec {
     /// next to a FAIL / SOFT-FAIL in the report (never used to change a verdict).
     #[serde(default)]
     pub if_fails: Option<String>,
+    /// Whose statement this is; only [`ClaimKind::Document`] claims count as reproduced claims.
+    #[serde(default)]
+    pub kind: ClaimKind,
+}
+
+/// Whose statement a claim checks (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClaimKind {
+    /// The document's own statement on the document's own quantity.
+    #[default]
+    Document,
+    /// The document's statement, but checked through a parameter calibrated to the document.
+    Calibrated,
+    /// A check of ours: fixtures, metric definitions, other benchmarks, spec-derived mappings.
+    Ours,
+}
+
+impl ClaimKind {
+    /// `"document"`, `"calibrated"` or `"ours"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimKind::Document => "document",
+            ClaimKind::Calibrated => "calibrated",
+            ClaimKind::Ours => "ours",
+        }
+    }
 }
 
 impl ClaimSpec {
@@ -172,6 +211,7 @@ impl ClaimSpec {
             soft: false,
             scale: None,
             if_fails: None,
+            kind: ClaimKind::Document,
         }
     }
 }
@@ -315,6 +355,10 @@ pub struct ClaimOutcome {
     pub quote: String,
     pub expect: String,
     pub soft: bool,
+    /// Whose statement it is (copied from the spec).
+    pub kind: ClaimKind,
+    /// The investigated reason a FAIL / SOFT-FAIL does not reproduce (copied from the spec).
+    pub if_fails: Option<String>,
     pub verdict: Verdict,
     /// One line with the measured numbers (or the reason of a SKIP).
     pub summary: String,
