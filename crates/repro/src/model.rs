@@ -22,6 +22,11 @@ impl ModelError {
 /// One replication's measured metrics, in the model's fixed metric order.
 pub type Measurement = Vec<(&'static str, f64)>;
 
+/// The value of `metric` in a measurement, if the model measured it.
+pub fn measured(m: &Measurement, metric: &str) -> Option<f64> {
+    m.iter().find(|x| x.0 == metric).map(|x| x.1)
+}
+
 /// One replication evaluated along a curve axis: `(x, metric, value)` rows.
 pub type CurveMeasurement = Vec<(f64, &'static str, f64)>;
 
@@ -94,6 +99,16 @@ impl ParamSet {
             }
         }
         ParamSet { values }
+    }
+
+    /// A parameter set from `(name, value)` pairs (for models called directly, e.g. in tests).
+    pub fn from_pairs(pairs: &[(&str, ParamValue)]) -> Self {
+        ParamSet {
+            values: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        }
     }
 
     /// Sets one value.

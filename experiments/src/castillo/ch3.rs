@@ -261,20 +261,12 @@ impl Model for CastilloCh3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gridsched_repro::spec::{ParamValue, Params};
-
-    fn params(pairs: &[(&str, ParamValue)]) -> ParamSet {
-        let p: Params = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect();
-        ParamSet::merged(&[&p])
-    }
+    use gridsched_repro::spec::ParamValue;
 
     #[test]
     fn runs_and_audits_every_strategy() {
         for s in Strategy::ALL {
-            let p = params(&[
+            let p = ParamSet::from_pairs(&[
                 ("load", 0.8.into()),
                 ("strategy", s.name().into()),
                 ("audit", true.into()),
@@ -289,7 +281,7 @@ mod tests {
     fn bad_parameters_are_reported() {
         let err = |pairs: &[(&str, ParamValue)]| {
             CastilloCh3
-                .run(&params(pairs), &StreamKey::new(1, "t"), 10)
+                .run(&ParamSet::from_pairs(pairs), &StreamKey::new(1, "t"), 10)
                 .unwrap_err()
                 .0
         };

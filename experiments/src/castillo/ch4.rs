@@ -254,25 +254,14 @@ impl Model for CastilloCh4 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gridsched_repro::spec::{ParamValue, Params};
-
-    fn params(pairs: &[(&str, ParamValue)]) -> ParamSet {
-        let p: Params = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect();
-        ParamSet::merged(&[&p])
-    }
-
-    fn metric(m: &Measurement, name: &str) -> f64 {
-        m.iter().find(|x| x.0 == name).unwrap().1
-    }
+    use gridsched_repro::model::measured;
+    use gridsched_repro::spec::ParamValue;
 
     #[test]
     fn runs_and_audits_every_algorithm() {
         for a in HeteroAlgorithm::ALL {
             for (level, rates) in [(1, "A"), (4, "B")] {
-                let p = params(&[
+                let p = ParamSet::from_pairs(&[
                     ("load", 0.8.into()),
                     ("algorithm", a.name().into()),
                     ("level", level.into()),
@@ -280,10 +269,10 @@ mod tests {
                     ("audit", true.into()),
                 ]);
                 let m = CastilloCh4.run(&p, &StreamKey::new(1, "t"), 3000).unwrap();
-                let wl = metric(&m, "work_loss");
+                let wl = measured(&m, "work_loss").unwrap();
                 assert!((0.0..=1.0).contains(&wl), "{a}: {wl}");
                 // 3,000 jobs span about the 14-day look-ahead: the system is still filling.
-                let u = metric(&m, "utilization");
+                let u = measured(&m, "utilization").unwrap();
                 assert!(u > 0.05 && u <= 1.0, "{a}: {u}");
                 assert_eq!(m.len(), METRICS.len());
                 assert!(m.iter().zip(METRICS).all(|(x, n)| x.0 == *n));
@@ -293,28 +282,28 @@ mod tests {
 
     #[test]
     fn literal_switches_run() {
-        let p = params(&[
+        let p = ParamSet::from_pairs(&[
             ("load", 0.5.into()),
             ("algorithm", "ff-ha-plus".into()),
             ("ch4_deadline", "literal".into()),
         ]);
         let m = CastilloCh4.run(&p, &StreamKey::new(2, "t"), 2000).unwrap();
         // About a quarter of the jobs cannot fit even on a rate-1 server.
-        assert!(metric(&m, "loss") > 0.2, "{m:?}");
-        let p = params(&[
+        assert!(measured(&m, "loss").unwrap() > 0.2, "{m:?}");
+        let p = ParamSet::from_pairs(&[
             ("load", 0.5.into()),
             ("algorithm", "ff-hu".into()),
             ("ch4_arrival", "literal".into()),
         ]);
         let m = CastilloCh4.run(&p, &StreamKey::new(2, "t"), 500).unwrap();
-        assert!(metric(&m, "utilization") < 0.01, "{m:?}");
+        assert!(measured(&m, "utilization").unwrap() < 0.01, "{m:?}");
     }
 
     #[test]
     fn bad_parameters_are_reported() {
         let err = |pairs: &[(&str, ParamValue)]| {
             CastilloCh4
-                .run(&params(pairs), &StreamKey::new(1, "t"), 10)
+                .run(&ParamSet::from_pairs(pairs), &StreamKey::new(1, "t"), 10)
                 .unwrap_err()
                 .0
         };

@@ -805,19 +805,8 @@ impl Model for CastilloCh5 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gridsched_repro::spec::{ParamValue, Params};
-
-    fn params(pairs: &[(&str, ParamValue)]) -> ParamSet {
-        let p: Params = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect();
-        ParamSet::merged(&[&p])
-    }
-
-    fn metric(m: &Measurement, name: &str) -> f64 {
-        m.iter().find(|x| x.0 == name).unwrap().1
-    }
+    use gridsched_repro::model::measured;
+    use gridsched_repro::spec::ParamValue;
 
     fn have_logs() -> bool {
         trace_path(&data_dir(None), "KTH").is_file()
@@ -833,24 +822,34 @@ mod tests {
         let run = |extra: &[(&str, ParamValue)]| {
             let mut pairs = vec![("trace", "KTH".into()), ("audit", true.into())];
             pairs.extend_from_slice(extra);
-            CastilloCh5.run(&params(&pairs), &key, 1500).unwrap()
+            CastilloCh5
+                .run(&ParamSet::from_pairs(&pairs), &key, 1500)
+                .unwrap()
         };
         let online = run(&[]);
         let batch = run(&[("scheduler", "batch".into())]);
         let none = run(&[("scheduler", "none".into())]);
-        assert_eq!(metric(&online, "jobs"), 1500.0);
-        assert_eq!(metric(&online, "servers"), 128.0);
-        assert_eq!(metric(&none, "mean_lr_h"), metric(&batch, "mean_lr_h"));
+        assert_eq!(measured(&online, "jobs").unwrap(), 1500.0);
+        assert_eq!(measured(&online, "servers").unwrap(), 128.0);
+        assert_eq!(
+            measured(&none, "mean_lr_h").unwrap(),
+            measured(&batch, "mean_lr_h").unwrap()
+        );
         // s_r = q_r: both waits agree.
-        assert_eq!(metric(&online, "wait_sub_h"), metric(&online, "wait_req_h"));
-        assert!(metric(&online, "ops") > 0.0);
+        assert_eq!(
+            measured(&online, "wait_sub_h").unwrap(),
+            measured(&online, "wait_req_h").unwrap()
+        );
+        assert!(measured(&online, "ops").unwrap() > 0.0);
         assert!(none.iter().all(|m| m.0 != "wait_sub_h"));
         // Advance reservations: W_sub ≥ W_req on average (the lead is part of W_sub).
         let ar = run(&[("ar_fraction", 0.5.into())]);
-        assert!(metric(&ar, "ar_share") > 0.4 && metric(&ar, "ar_share") < 0.6);
-        assert!(metric(&ar, "wait_sub_h") > metric(&ar, "wait_req_h"));
+        assert!(
+            measured(&ar, "ar_share").unwrap() > 0.4 && measured(&ar, "ar_share").unwrap() < 0.6
+        );
+        assert!(measured(&ar, "wait_sub_h").unwrap() > measured(&ar, "wait_req_h").unwrap());
         // Curves: a CDF ends at 1 and is non-decreasing.
-        let p = params(&[("trace", "KTH".into()), ("curve", "wait_cdf".into())]);
+        let p = ParamSet::from_pairs(&[("trace", "KTH".into()), ("curve", "wait_cdf".into())]);
         let rows = CastilloCh5
             .run_curve(&p, &key, 1500, &[1.0, 2.0, 5000.0])
             .unwrap();
@@ -859,7 +858,7 @@ mod tests {
             cdf.windows(2).all(|w| w[0] <= w[1]) && cdf[2] == 1.0,
             "{cdf:?}"
         );
-        let p = params(&[("trace", "KTH".into()), ("curve", "size_bins".into())]);
+        let p = ParamSet::from_pairs(&[("trace", "KTH".into()), ("curve", "size_bins".into())]);
         let rows = CastilloCh5
             .run_curve(&p, &key, 1500, &[1.0, 2.0, 3.0])
             .unwrap();
@@ -875,7 +874,7 @@ mod tests {
     fn bad_parameters_are_reported() {
         let err = |pairs: &[(&str, ParamValue)]| {
             CastilloCh5
-                .run(&params(pairs), &StreamKey::new(1, "t"), 10)
+                .run(&ParamSet::from_pairs(pairs), &StreamKey::new(1, "t"), 10)
                 .unwrap_err()
                 .0
         };
@@ -891,7 +890,7 @@ mod tests {
             ])
             .contains("GRIDSCHED_DATA")
         );
-        let p = params(&[("trace", "KTH".into())]);
+        let p = ParamSet::from_pairs(&[("trace", "KTH".into())]);
         assert!(
             CastilloCh5
                 .run_curve(&p, &StreamKey::new(1, "t"), 10, &[1.0])

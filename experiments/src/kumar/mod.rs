@@ -525,42 +525,30 @@ impl Model for Braun2001 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gridsched_repro::spec::{ParamValue, Params};
-
-    fn params(pairs: &[(&str, ParamValue)]) -> ParamSet {
-        let p: Params = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect();
-        ParamSet::merged(&[&p])
-    }
-
-    fn get(m: &Measurement, name: &str) -> f64 {
-        m.iter().find(|x| x.0 == name).unwrap().1
-    }
+    use gridsched_repro::model::measured;
 
     #[test]
     fn worked_example_metrics_and_matches() {
         let key = StreamKey::new(1, "t");
-        let sas = params(&[("heuristic", "sas".into()), ("segments", 2.0.into())]);
+        let sas = ParamSet::from_pairs(&[("heuristic", "sas".into()), ("segments", 2.0.into())]);
         let m = KumarExample.run(&sas, &key, 10).unwrap();
-        assert!((get(&m, "makespan") - 6.20).abs() < 1e-9);
-        assert_eq!(get(&m, "machines_match"), 1.0);
-        assert_eq!(get(&m, "order_match"), 1.0);
-        assert!((get(&m, "r4") - 5.85).abs() < 1e-9);
-        let seq = params(&[
+        assert!((measured(&m, "makespan").unwrap() - 6.20).abs() < 1e-9);
+        assert_eq!(measured(&m, "machines_match").unwrap(), 1.0);
+        assert_eq!(measured(&m, "order_match").unwrap(), 1.0);
+        assert!((measured(&m, "r4").unwrap() - 5.85).abs() < 1e-9);
+        let seq = ParamSet::from_pairs(&[
             ("heuristic", "sufferage".into()),
             ("sufferage", "sequential".into()),
         ]);
         assert_eq!(
-            get(&KumarExample.run(&seq, &key, 10).unwrap(), "order_match"),
+            measured(&KumarExample.run(&seq, &key, 10).unwrap(), "order_match").unwrap(),
             1.0
         );
         // The batch reading assigns t7 (R3) and t3 (R4) in one pass, in machine order.
-        let batch = params(&[("heuristic", "sufferage".into())]);
+        let batch = ParamSet::from_pairs(&[("heuristic", "sufferage".into())]);
         let m = KumarExample.run(&batch, &key, 10).unwrap();
-        assert_eq!(get(&m, "order_match"), 0.8);
-        assert_eq!(get(&m, "machines_match"), 1.0);
+        assert_eq!(measured(&m, "order_match").unwrap(), 0.8);
+        assert_eq!(measured(&m, "machines_match").unwrap(), 1.0);
         let g = KumarExample.gantt(&sas, &key, 10).unwrap().unwrap();
         assert_eq!(g.rows, ["R1", "R2", "R3", "R4"]);
         let r2: Vec<&str> = g
@@ -570,8 +558,12 @@ mod tests {
             .map(|b| b.label.as_str())
             .collect();
         assert_eq!(r2, ["t1", "t9", "t5"]);
-        let olb = params(&[("heuristic", "olb".into())]);
-        assert!(get(&KumarExample.run(&olb, &key, 10).unwrap(), "order_match").is_nan());
+        let olb = ParamSet::from_pairs(&[("heuristic", "olb".into())]);
+        assert!(
+            measured(&KumarExample.run(&olb, &key, 10).unwrap(), "order_match")
+                .unwrap()
+                .is_nan()
+        );
     }
 
     #[test]
@@ -580,7 +572,7 @@ mod tests {
         let run = |h: &str| {
             KumarCh5
                 .run(
-                    &params(&[("heuristic", h.into()), ("case", 1.0.into())]),
+                    &ParamSet::from_pairs(&[("heuristic", h.into()), ("case", 1.0.into())]),
                     &key,
                     300,
                 )
@@ -588,16 +580,20 @@ mod tests {
         };
         let sas = run("sas");
         let suff = run("sufferage");
-        assert_eq!(get(&suff, "improvement_vs_sufferage"), 0.0);
-        assert_eq!(get(&suff, "win_vs_sufferage"), 0.0);
-        let expected =
-            (get(&suff, "makespan") - get(&sas, "makespan")) / get(&suff, "makespan") * 100.0;
-        assert_eq!(get(&sas, "improvement_vs_sufferage"), expected);
-        let ratio = get(&sas, "makespan_lb_ratio");
+        assert_eq!(measured(&suff, "improvement_vs_sufferage").unwrap(), 0.0);
+        assert_eq!(measured(&suff, "win_vs_sufferage").unwrap(), 0.0);
+        let expected = (measured(&suff, "makespan").unwrap() - measured(&sas, "makespan").unwrap())
+            / measured(&suff, "makespan").unwrap()
+            * 100.0;
+        assert_eq!(
+            measured(&sas, "improvement_vs_sufferage").unwrap(),
+            expected
+        );
+        let ratio = measured(&sas, "makespan_lb_ratio").unwrap();
         assert!((1.0..1.1).contains(&ratio), "{ratio}");
         let err = KumarCh5
             .run(
-                &params(&[("heuristic", "sas".into()), ("case", 4.0.into())]),
+                &ParamSet::from_pairs(&[("heuristic", "sas".into()), ("case", 4.0.into())]),
                 &key,
                 10,
             )
@@ -605,7 +601,7 @@ mod tests {
         assert!(err.0.contains("`case`"), "{err}");
         let err = KumarCh5
             .run(
-                &params(&[("heuristic", "best".into()), ("case", 1.0.into())]),
+                &ParamSet::from_pairs(&[("heuristic", "best".into()), ("case", 1.0.into())]),
                 &key,
                 10,
             )
@@ -616,14 +612,15 @@ mod tests {
     #[test]
     fn braun_generated_and_bad_parameters() {
         let key = StreamKey::new(7, "braun").replication(0);
-        let p = params(&[
+        let p = ParamSet::from_pairs(&[
             ("heuristic", "min-min".into()),
             ("instance", 3.0.into()),
             ("source", "generated".into()),
         ]);
         let m = Braun2001.run(&p, &key, 64).unwrap();
-        assert_eq!(get(&m, "makespan_ratio"), 1.0);
-        let bad = params(&[("heuristic", "min-min".into()), ("instance", 12.0.into())]);
+        assert_eq!(measured(&m, "makespan_ratio").unwrap(), 1.0);
+        let bad =
+            ParamSet::from_pairs(&[("heuristic", "min-min".into()), ("instance", 12.0.into())]);
         assert!(
             Braun2001
                 .run(&bad, &key, 64)
@@ -631,7 +628,7 @@ mod tests {
                 .0
                 .contains("0..=11")
         );
-        let missing = params(&[
+        let missing = ParamSet::from_pairs(&[
             ("heuristic", "min-min".into()),
             ("data_dir", "/nonexistent".into()),
         ]);
