@@ -392,4 +392,30 @@ fn paper_scale_refuses_a_dirty_tree_unless_allowed() {
     // Quick scale never needs a clean tree.
     let out = gridsched(&["reproduce", "kumar-fig-4.3", "--root", r]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // Results written by earlier runs (data/, figures/) do not make the tree dirty: a second
+    // paper-scale run on committed code is accepted and names a clean revision.
+    git(&["checkout", "-q", "tracked.txt"]);
+    git(&["add", "data", "figures"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "results",
+    ]);
+    for _ in 0..2 {
+        let out = gridsched(&[
+            "reproduce",
+            "kumar-fig-4.3",
+            "--scale",
+            "paper",
+            "--root",
+            r,
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let meta = std::fs::read_to_string(root.join("data/kumar/fig-4.3.paper.meta.json")).unwrap();
+    assert!(!meta.contains("-dirty"), "{meta}");
 }

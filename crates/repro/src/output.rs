@@ -225,8 +225,12 @@ pub struct Provenance {
     pub command: String,
 }
 
-/// The current git revision of the project (with `-dirty` if the tree has changes), or
-/// `unknown` outside a git checkout.
+/// The current git revision of the project (with `-dirty` if the code or entries have
+/// uncommitted changes), or `unknown` outside a git checkout.
+///
+/// The generated outputs (`data/`, `figures/`, `REPRODUCTION.md`, `docs/`) do not make a tree
+/// dirty: writing results must not change the revision the next result is attributed to, and
+/// they do not change what the code computes.
 pub fn git_revision(root: &Path) -> String {
     let run = |args: &[&str]| {
         std::process::Command::new("git")
@@ -239,8 +243,18 @@ pub fn git_revision(root: &Path) -> String {
     };
     match run(&["rev-parse", "--short=12", "HEAD"]) {
         Some(rev) => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+            let dirty = run(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":(exclude)data",
+                ":(exclude)figures",
+                ":(exclude)docs",
+                ":(exclude)REPRODUCTION.md",
+            ])
+            .is_some_and(|s| !s.is_empty());
             if dirty { format!("{rev}-dirty") } else { rev }
         }
         None => "unknown".to_string(),
@@ -250,7 +264,8 @@ pub fn git_revision(root: &Path) -> String {
 /// Whether a revision from [`git_revision`] was taken from a working tree with uncommitted
 /// changes.
 pub fn is_dirty_revision(revision: &str) -> bool {
-    revision.ends_with("-dirty")
+    // A merged result lists its shards' revisions joined by `+`.
+    revision.split('+').any(|r| r.ends_with("-dirty"))
 }
 
 /// A one-line description of this machine (CPU model and core count), for provenance.

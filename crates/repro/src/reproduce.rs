@@ -122,10 +122,12 @@ pub fn reproduce(
             "--shard {k}/{n}: need 1 <= k <= n"
         )));
     }
-    if let Some(p) = project
+    // One revision for the whole invocation, taken before anything is written.
+    let revision = project.map(|p| output::git_revision(&p.root));
+    if let (Some(p), Some(revision)) = (project, &revision)
         && opts.scale() == Scale::Paper
         && !opts.allow_dirty
-        && output::is_dirty_revision(&output::git_revision(&p.root))
+        && output::is_dirty_revision(revision)
     {
         return Err(HarnessError::Usage(format!(
             "{}: the working tree has uncommitted changes; paper-scale results must come from a \
@@ -158,10 +160,11 @@ pub fn reproduce(
         let mut run_opts = opts.clone();
         run_opts.journal_dir = project.map(|p| p.journal_dir(exp));
         let run = runner::run_sweep(&exp.sweep, &*exp.model, &run_opts)?;
+        let rev = revision.as_deref().unwrap_or("unknown");
         for (i, e) in group {
             results[i] = Some(match (project, run.shard) {
-                (Some(p), Some(shard)) => write_shard(e, &run, p, shard)?,
-                _ => finish(e, &run, project, opts.threads)?,
+                (Some(p), Some(shard)) => write_shard(e, &run, p, rev, shard)?,
+                _ => finish(e, &run, project.map(|p| (p, rev)), opts.threads)?,
             });
         }
         if let Some(dir) = run_opts.journal_dir.as_deref() {
@@ -174,14 +177,14 @@ pub fn reproduce(
 fn provenance(
     exp: &Experiment,
     run: &SweepRun,
-    project: &Project,
+    revision: &str,
     threads: Option<usize>,
 ) -> Provenance {
     Provenance {
         experiment: exp.spec.id.clone(),
         scale: run.scale.name().to_string(),
         gridsched_version: env!("CARGO_PKG_VERSION").to_string(),
-        git_revision: output::git_revision(&project.root),
+        git_revision: revision.to_string(),
         sweep: exp.sweep.name.clone(),
         seed: exp.sweep.seed,
         replications: run.size.replications,
@@ -201,6 +204,7 @@ fn write_shard(
     exp: &Experiment,
     run: &SweepRun,
     project: &Project,
+    revision: &str,
     shard: (u32, u32),
 ) -> Result<ExperimentResult, HarnessError> {
     let path = project.shard_csv(exp, run.scale, shard);
@@ -215,7 +219,7 @@ fn write_shard(
         )?;
     }
     let meta = path.with_extension("meta.json");
-    let json = serde_json::to_string_pretty(&provenance(exp, run, project, None))
+    let json = serde_json::to_string_pretty(&provenance(exp, run, revision, None))
         .map_err(|e| HarnessError::Data(e.to_string()))?;
     output::write_atomic(&meta, format!("{json}\n").as_bytes())?;
     Ok(ExperimentResult {
@@ -262,14 +266,14 @@ pub fn check_claims(exp: &Experiment, table: &SummaryTable, scale: Scale) -> Vec
 fn finish(
     exp: &Experiment,
     run: &SweepRun,
-    project: Option<&Project>,
+    project: Option<(&Project, &str)>,
     threads: Option<usize>,
 ) -> Result<ExperimentResult, HarnessError> {
     let table = summarize(exp, &run.values);
     let claims = check_claims(exp, &table, run.scale);
     let mut files = Vec::new();
-    if let Some(p) = project {
-        let provenance = provenance(exp, run, p, threads);
+    if let Some((p, revision)) = project {
+        let provenance = provenance(exp, run, revision, threads);
         files = write_outputs(
             exp,
             run.scale,
@@ -638,6 +642,8 @@ pub fn merge(
     }
     let mut values = Vec::new();
     let (mut wall, mut computed, mut size) = (0.0, 0, None);
+    // The merged result names the revisions its shards were computed at (sorted, distinct).
+    let mut revisions: Vec<String> = Vec::new();
     for (_, _, path) in &shards {
         let (id, s, mut v) = output::read_runs_csv(path)?;
         if has_timing(exp) {
@@ -663,6 +669,14 @@ pub fn merge(
         };
         wall += field("wall_seconds");
         computed += field("work_items_computed") as usize;
+        let revision = json
+            .get("git_revision")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("unknown")
+            .to_string();
+        if !revisions.contains(&revision) {
+            revisions.push(revision);
+        }
         let this = ScaleSpec {
             replications: field("replications") as u32,
             jobs: field("jobs_per_replication") as u64,
@@ -707,7 +721,9 @@ pub fn merge(
         wall_seconds: wall,
         shard: None,
     };
-    let mut result = finish(exp, &run, Some(project), Some(1))?;
+    revisions.sort();
+    let revision = revisions.join("+");
+    let mut result = finish(exp, &run, Some((project, &revision)), Some(1))?;
     result.computed = computed;
     Ok(Some(result))
 }
