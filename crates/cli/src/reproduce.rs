@@ -70,11 +70,12 @@ pub struct ReproduceArgs {
     /// quick (seconds per figure) or paper (the document's own scale).
     #[arg(long, default_value = "quick", value_parser = parse_scale)]
     scale: Scale,
-    /// Override the number of replications per point.
-    #[arg(long)]
+    /// Override the number of replications per point (requires --root: results of another
+    /// size must not replace the committed ones).
+    #[arg(long, requires = "root")]
     reps: Option<u32>,
-    /// Override the number of jobs per replication.
-    #[arg(long)]
+    /// Override the number of jobs per replication (requires --root, as --reps).
+    #[arg(long, requires = "root")]
     jobs: Option<u64>,
     /// Worker threads (default: one per core).
     #[arg(long)]

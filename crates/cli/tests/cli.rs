@@ -86,6 +86,14 @@ fn sensitivity_overrides_need_a_separate_root_and_change_the_numbers() {
         !out.status.success(),
         "--set without --root must be refused"
     );
+    for (flag, value) in [("--reps", "2"), ("--jobs", "100")] {
+        let out = gridsched(&["reproduce", "fig-3.10", flag, value]);
+        assert!(
+            !out.status.success() && text(&out.stderr).contains("--root"),
+            "{flag} without --root must be refused: {}",
+            text(&out.stderr)
+        );
+    }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
     let run = |extra: &[&str]| {
