@@ -4,7 +4,7 @@
 //! job and prints a summary.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -94,7 +94,7 @@ pub struct CoallocArgs {
     /// Check the finished schedule (distinct servers, no double booking) before writing.
     #[arg(long)]
     audit: bool,
-    /// Per-job CSV (written atomically).
+    /// Per-job CSV (written atomically; `-` for standard output).
     #[arg(long)]
     out: PathBuf,
 }
@@ -239,8 +239,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
         }
         .expect("writing to a String");
     }
-    gridsched_repro::output::write_atomic(&args.out, csv.as_bytes())
-        .with_context(|| format!("writing {}", args.out.display()))?;
+    crate::out::write(&args.out, csv.as_bytes())?;
 
     let n = run.outcomes.len().max(1) as f64;
     let mean = |f: &dyn Fn(&gridsched_reservation::coalloc::JobOutcome) -> f64| {
@@ -279,13 +278,9 @@ pub fn run(args: CoallocArgs) -> Result<()> {
     eprintln!(
         "  scheduling took {elapsed:.2} s ({:.0} requests/s); wrote {}",
         requests.len() as f64 / elapsed.max(1e-9),
-        display(&args.out)
+        crate::out::display(&args.out)
     );
     Ok(())
-}
-
-fn display(p: &Path) -> String {
-    p.display().to_string()
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 mod bench;
 mod coalloc;
 mod map;
+mod out;
 mod replay;
 mod reproduce;
 mod schedule;
@@ -66,6 +67,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of a pipe went away (`gridsched ... --out - | head`): like cat, stop quietly.
+        Err(e) if out::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

@@ -1,7 +1,6 @@
 //! `gridsched map ...`: map independent tasks from an ETC matrix (Kumar 2010; Braun et al.
 //! 2001), and `gridsched map generate ...`: write a seeded ETC matrix.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -88,7 +87,8 @@ struct RunArgs {
     /// Data directory (default: $GRIDSCHED_DATA, else ../shared/data next to the checkout).
     #[arg(long)]
     data_dir: Option<PathBuf>,
-    /// Write the schedule as CSV: task,machine,start,end,order,segment,round,key (by task).
+    /// Write the schedule as CSV: task,machine,start,end,order,segment,round,key (by task;
+    /// `-` for standard output, the results then go to standard error).
     #[arg(long, value_name = "OUT.csv")]
     schedule: Option<PathBuf>,
     /// Print the results as one JSON object instead of text.
@@ -109,7 +109,7 @@ struct GenerateArgs {
     /// Which generator.
     #[arg(long, value_enum)]
     model: GeneratorArg,
-    /// Output file.
+    /// Output file (written atomically; `-` for standard output).
     #[arg(long)]
     out: PathBuf,
     /// Output format (default: csv for *.csv, braun otherwise).
@@ -237,44 +237,49 @@ fn map(a: RunArgs) -> Result<()> {
     }
     let m = schedule.metrics();
     let file = path.display().to_string();
+    let to_stderr = crate::out::data_on_stdout(a.schedule.as_deref());
     if a.json {
-        println!(
-            "{{\"heuristic\":{},\"etc\":{},\"tasks\":{},\"machines\":{},\"consistency\":{},\"makespan\":{},\"flowtime\":{},\"utilization\":{},\"deviation\":{},\"load_balance\":{},\"ready_times\":[{}]}}",
-            json_string(&h.to_string()),
-            json_string(&file),
-            etc.tasks(),
-            etc.machines(),
-            json_string(etc.consistency().name()),
-            json_number(m.makespan),
-            json_number(m.flowtime),
-            json_number(m.utilization),
-            json_number(m.deviation),
-            json_number(m.load_balance),
-            schedule
-                .ready_times()
-                .iter()
-                .map(|r| json_number(*r))
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+        crate::out::say(
+            to_stderr,
+            &format!(
+                "{{\"heuristic\":{},\"etc\":{},\"tasks\":{},\"machines\":{},\"consistency\":{},\"makespan\":{},\"flowtime\":{},\"utilization\":{},\"deviation\":{},\"load_balance\":{},\"ready_times\":[{}]}}\n",
+                json_string(&h.to_string()),
+                json_string(&file),
+                etc.tasks(),
+                etc.machines(),
+                json_string(etc.consistency().name()),
+                json_number(m.makespan),
+                json_number(m.flowtime),
+                json_number(m.utilization),
+                json_number(m.deviation),
+                json_number(m.load_balance),
+                schedule
+                    .ready_times()
+                    .iter()
+                    .map(|r| json_number(*r))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        )?;
     } else {
-        println!("heuristic     {h}");
-        println!(
+        let mut text = format!("heuristic     {h}\n");
+        text += &format!(
             "matrix        {file} ({} tasks x {} machines, {})",
             etc.tasks(),
             etc.machines(),
             etc.consistency().name()
         );
-        println!("makespan      {}", m.makespan);
-        println!("flowtime      {}", m.flowtime);
-        println!("utilization   {:.6}", m.utilization);
-        println!(
-            "load balance  {:.6} (deviation {:.6})",
+        text += &format!("\nmakespan      {}\n", m.makespan);
+        text += &format!("flowtime      {}\n", m.flowtime);
+        text += &format!("utilization   {:.6}\n", m.utilization);
+        text += &format!(
+            "load balance  {:.6} (deviation {:.6})\n",
             m.load_balance, m.deviation
         );
+        crate::out::say(to_stderr, &text)?;
         eprintln!("mapped in {:.3} s", seconds);
         if let Some(out) = &a.schedule {
-            eprintln!("wrote {}", out.display());
+            eprintln!("wrote {}", crate::out::display(out));
         }
     }
     Ok(())
@@ -302,29 +307,6 @@ fn json_number(x: f64) -> String {
     }
 }
 
-/// Writes `bytes` through a temporary file in the same directory and a rename.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map_or("out".into(), |n| n.to_string_lossy().to_string());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| -> Result<()> {
-        let mut f =
-            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 fn write_schedule(path: &Path, s: &Schedule) -> Result<()> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
@@ -348,7 +330,7 @@ fn write_schedule(path: &Path, s: &Schedule) -> Result<()> {
         ])?;
     }
     let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    write_atomic(path, &bytes)
+    crate::out::write(path, &bytes)
 }
 
 fn generate(g: GenerateArgs) -> Result<()> {
@@ -398,10 +380,10 @@ fn generate(g: GenerateArgs) -> Result<()> {
         Format::Braun => io::write_braun(&etc, !g.no_header),
         Format::Csv => io::write_csv(&etc),
     };
-    write_atomic(&g.out, text.as_bytes())?;
+    crate::out::write(&g.out, text.as_bytes())?;
     eprintln!(
         "wrote {} ({} tasks x {} machines, {})",
-        g.out.display(),
+        crate::out::display(&g.out),
         etc.tasks(),
         etc.machines(),
         etc.consistency().name()

@@ -2,9 +2,10 @@
 //! EASY, conservative or Flexible backfilling) on a homogeneous cluster, write Batsim's
 //! per-job CSV and print the standard summary.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::out;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use gridsched_batch::{
@@ -77,20 +78,21 @@ pub struct ReplayArgs {
     /// Replay only the first N jobs of the log.
     #[arg(long)]
     limit: Option<usize>,
-    /// Per-job CSV with Batsim's columns (written atomically).
+    /// Per-job CSV with Batsim's columns (written atomically; `-` for standard output, the
+    /// summary then goes to standard error).
     #[arg(long)]
     out: PathBuf,
-    /// Also write the summary as JSON (written atomically).
+    /// Also write the summary as JSON (written atomically; `-` for standard output).
     #[arg(long)]
     summary_json: Option<PathBuf>,
 }
 
-fn write_atomic(out: &Path, bytes: &[u8]) -> Result<()> {
-    gridsched_repro::output::write_atomic(out, bytes)
-        .with_context(|| format!("writing {}", out.display()))
-}
-
 pub fn run(args: ReplayArgs) -> Result<()> {
+    let outputs = [
+        Some(("--out", args.out.as_path())),
+        args.summary_json.as_deref().map(|p| ("--summary-json", p)),
+    ];
+    gridsched_repro::output::check_one_stdout(outputs.into_iter().flatten())?;
     if args.procs == Some(0) {
         bail!("--procs must be positive");
     }
@@ -184,12 +186,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         }
         None => None,
     };
-    write_atomic(&args.out, &csv)?;
+    out::write(&args.out, &csv)?;
     if let (Some(p), Some(s)) = (&args.summary_json, json) {
-        write_atomic(p, s.as_bytes())?;
+        out::write(p, s.as_bytes())?;
     }
-    println!(
-        "{}: {} on {procs} processors, {} estimates",
+    let mut report = format!(
+        "{}: {} on {procs} processors, {} estimates\n",
         path.display(),
         policy.name(),
         match estimates {
@@ -198,12 +200,18 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         }
     );
     for l in summary.lines() {
-        println!("  {l}");
+        report.push_str(&format!("  {l}\n"));
     }
+    let to_stderr = out::data_on_stdout(
+        [Some(args.out.as_path()), args.summary_json.as_deref()]
+            .into_iter()
+            .flatten(),
+    );
+    out::say(to_stderr, &report)?;
     eprintln!(
         "read {read_s:.2} s, simulated {sim_s:.3} s ({:.0} jobs/s); wrote {}",
         n as f64 / sim_s.max(1e-9),
-        args.out.display()
+        out::display(&args.out)
     );
     Ok(())
 }

@@ -28,14 +28,14 @@ fn project(root: Option<PathBuf>) -> Result<Project> {
 
 pub fn list() -> Result<()> {
     let registry = registry()?;
-    println!("{:<22} {:<9} {:<7} TITLE", "ID", "DOCUMENT", "KIND");
+    let mut text = format!("{:<22} {:<9} {:<7} TITLE\n", "ID", "DOCUMENT", "KIND");
     for e in registry.all() {
-        println!(
-            "{:<22} {:<9} {:<7} {}",
+        text.push_str(&format!(
+            "{:<22} {:<9} {:<7} {}\n",
             e.spec.id, e.paper.seed, e.spec.kind, e.spec.title
-        );
+        ));
     }
-    Ok(())
+    crate::out::say(false, &text)
 }
 
 fn parse_scale(s: &str) -> Result<Scale, String> {

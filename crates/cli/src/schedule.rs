@@ -58,7 +58,8 @@ pub struct ReservationArgs {
     /// Input CSV with header id,arrival,ready,length,deadline (rows in arrival order).
     #[arg(long)]
     requests: PathBuf,
-    /// Output CSV: id,accepted,server,start,end in input order.
+    /// Output CSV: id,accepted,server,start,end in input order (written atomically; `-` for
+    /// standard output).
     #[arg(long)]
     out: PathBuf,
     /// Shortest job length; shorter idle fragments are discarded.
@@ -155,7 +156,7 @@ fn reservation(args: ReservationArgs) -> Result<()> {
         }
     }
     let bytes = out.into_inner().map_err(|e| anyhow!("writing CSV: {e}"))?;
-    gridsched_repro::output::write_atomic(&args.out, &bytes)?;
+    crate::out::write(&args.out, &bytes)?;
 
     let m = recorder.finish(EmptyBin::Skip);
     let accepted = m.jobs - (m.loss * m.jobs as f64).round() as u64;

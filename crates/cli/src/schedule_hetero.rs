@@ -57,7 +57,8 @@ pub struct HeteroArgs {
     /// Input CSV with header id,arrival,ready,length,deadline (rows in arrival order).
     #[arg(long)]
     requests: PathBuf,
-    /// Output CSV: id,accepted,server,start,end in input order.
+    /// Output CSV: id,accepted,server,start,end in input order (written atomically; `-` for
+    /// standard output).
     #[arg(long)]
     out: PathBuf,
     /// FF-HA+: the period chosen in the first group holding a feasible one (spec A22).
@@ -167,7 +168,7 @@ pub fn hetero(args: HeteroArgs) -> Result<()> {
         }
     }
     let bytes = out.into_inner().map_err(|e| anyhow!("writing CSV: {e}"))?;
-    gridsched_repro::output::write_atomic(&args.out, &bytes)?;
+    crate::out::write(&args.out, &bytes)?;
 
     let m = recorder.finish();
     let accepted = m.jobs - (m.loss * m.jobs as f64).round() as u64;

@@ -70,7 +70,7 @@ pub struct ConvertArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "jobs")]
     to: Target,
-    /// Output CSV (written atomically).
+    /// Output CSV (written atomically; `-` for standard output).
     #[arg(long)]
     out: PathBuf,
     /// Requests: seconds per output time unit (e.g. 3600 for hours).
@@ -279,13 +279,7 @@ pub fn info_text(path: &Path, log: &SwfLog, processors: Option<u32>) -> Result<S
 
 fn info(args: &InfoArgs) -> Result<()> {
     let (path, log) = args.input.load()?;
-    print!("{}", info_text(&path, &log, args.processors)?);
-    Ok(())
-}
-
-fn write_atomic(out: &Path, bytes: &[u8]) -> Result<()> {
-    gridsched_repro::output::write_atomic(out, bytes)
-        .with_context(|| format!("writing {}", out.display()))
+    crate::out::say(false, &info_text(&path, &log, args.processors)?)
 }
 
 fn convert(args: &ConvertArgs) -> Result<()> {
@@ -335,5 +329,5 @@ fn convert(args: &ConvertArgs) -> Result<()> {
     for w in log.report.warnings() {
         eprintln!("{w}");
     }
-    write_atomic(&args.out, &buf)
+    crate::out::write(&args.out, &buf)
 }

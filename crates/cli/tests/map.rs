@@ -297,3 +297,34 @@ fn generated_matrices_round_trip_through_map() {
     ]);
     assert!(!out.status.success());
 }
+
+#[test]
+fn map_generate_writes_to_standard_output() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gridsched"))
+        .args([
+            "map",
+            "generate",
+            "--model",
+            "braun",
+            "--tasks",
+            "4",
+            "--machines",
+            "2",
+            "--seed",
+            "1",
+            "--out",
+            "-",
+            "--format",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(csv.lines().count(), 5, "a header and four tasks:\n{csv}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote standard output"));
+}

@@ -280,3 +280,145 @@ fn the_kth_log_replays_under_every_policy() {
         );
     }
 }
+
+#[test]
+fn out_dash_is_standard_output_and_the_summary_moves_to_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = snippet(dir.path(), SNIPPET);
+    let file = dir.path().join("jobs.csv");
+    let args = |out: &str| {
+        gridsched(&[
+            "replay",
+            "--policy",
+            "easy",
+            "--trace",
+            swf.to_str().unwrap(),
+            "--out",
+            out,
+        ])
+    };
+    let to_file = args(file.to_str().unwrap());
+    assert!(to_file.status.success(), "{}", text(&to_file.stderr));
+    let to_stdout = args("-");
+    assert!(to_stdout.status.success(), "{}", text(&to_stdout.stderr));
+    assert_eq!(
+        to_stdout.stdout,
+        std::fs::read(&file).unwrap(),
+        "stdout carries exactly the CSV"
+    );
+    assert!(text(&to_stdout.stderr).contains("easy on 4 processors"));
+    assert!(!dir.path().join("-").exists(), "no file named `-`");
+    // Two outputs to standard output are refused.
+    let both = gridsched(&[
+        "replay",
+        "--policy",
+        "easy",
+        "--trace",
+        swf.to_str().unwrap(),
+        "--out",
+        "-",
+        "--summary-json",
+        "-",
+    ]);
+    assert!(!both.status.success());
+    assert!(
+        text(&both.stderr).contains("standard output"),
+        "{}",
+        text(&both.stderr)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn out_follows_symlinks_and_leaves_devices_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let swf = snippet(dir.path(), SNIPPET);
+    let real = dir.path().join("real.csv");
+    std::fs::write(&real, "old").unwrap();
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let run = |out: &Path| {
+        let o = gridsched(&[
+            "replay",
+            "--policy",
+            "fcfs",
+            "--trace",
+            swf.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    };
+    run(&link);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&real)
+            .unwrap()
+            .starts_with("job_id,")
+    );
+    if std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/null")
+        .is_ok()
+    {
+        run(Path::new("/dev/null"));
+        let m = std::fs::symlink_metadata("/dev/null").unwrap();
+        assert!(
+            m.file_type().is_char_device(),
+            "/dev/null must stay a device"
+        );
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read as _;
+    use std::process::Stdio;
+    // A log large enough that its CSV does not fit in a pipe buffer.
+    let dir = tempfile::tempdir().unwrap();
+    let mut body = String::from("; MaxProcs: 4\n");
+    for i in 1..=20_000 {
+        body.push_str(&format!(
+            "{i} {i} 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n"
+        ));
+    }
+    let swf = snippet(dir.path(), &body);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gridsched"))
+        .args([
+            "replay",
+            "--policy",
+            "fcfs",
+            "--trace",
+            swf.to_str().unwrap(),
+            "--out",
+            "-",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "exit {status}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -23,22 +23,128 @@ pub const RUNS_HEADER: [&str; 8] = [
     "value",
 ];
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
-/// reader (or an interrupted run) never sees a half-written file.
+/// The path that means standard output for a per-row output (`--out -`).
+pub const STDOUT: &str = "-";
+
+/// Whether `path` names standard output (`-`).
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == STDOUT
+}
+
+/// How many symbolic links [`resolve_links`] follows before it calls the chain a loop (the
+/// kernel's own limit for one path lookup is 40).
+const MAX_LINKS: usize = 40;
+
+/// Follows `path` through symbolic links to the file it finally names, which need not exist
+/// (a dangling link resolves to its target's path). Relative link targets are taken relative to
+/// the link's directory.
+pub fn resolve_links(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "more than {MAX_LINKS} levels of symbolic links"
+    )))
+}
+
+/// Writes an output file wherever it points, the one way every command and the harness write:
+///
+/// - `-`: standard output;
+/// - a symbolic link is followed to the file it names (the link stays a link);
+/// - a regular file, or a path that does not exist yet: through a temporary file in the same
+///   directory and a rename, so a reader (or an interrupted run) never sees a half-written file.
+///   A new file gets the permissions `File::create` would give (`0666` less the umask); a
+///   replaced file keeps its permission bits;
+/// - a character or block device, FIFO or socket (`/dev/null`, `/dev/stdout`, a named pipe):
+///   written directly, never replaced;
+/// - a directory: an error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
-    let dir = path
+    if is_stdout(path) {
+        let mut out = std::io::stdout().lock();
+        return out
+            .write_all(bytes)
+            .and_then(|()| out.flush())
+            .map_err(|e| HarnessError::io(Path::new("standard output"), e));
+    }
+    let target = resolve_links(path).map_err(|e| HarnessError::io(path, e))?;
+    let existing = match std::fs::metadata(&target) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(HarnessError::io(path, e)),
+    };
+    if let Some(m) = &existing {
+        if m.is_dir() {
+            return Err(HarnessError::io(
+                path,
+                std::io::Error::other("is a directory, not a file"),
+            ));
+        }
+        if !m.is_file() {
+            // A device, FIFO or socket: renaming over it would replace the node itself.
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&target)
+                .map_err(|e| HarnessError::io(path, e))?;
+            return f.write_all(bytes).map_err(|e| HarnessError::io(path, e));
+        }
+    }
+    let dir = target
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(dir, e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| HarnessError::io(dir, e))?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".gridsched-");
+    // A new output file gets `0666` masked by the umask at creation, as with `File::create`
+    // (tempfile's default would be `0600`).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder
+        .tempfile_in(dir)
+        .map_err(|e| HarnessError::io(dir, e))?;
+    if let Some(m) = &existing {
+        tmp.as_file()
+            .set_permissions(m.permissions())
+            .map_err(|e| HarnessError::io(path, e))?;
+    }
     tmp.write_all(bytes)
         .map_err(|e| HarnessError::io(path, e))?;
     tmp.as_file()
         .sync_all()
         .map_err(|e| HarnessError::io(path, e))?;
-    tmp.persist(path)
+    tmp.persist(&target)
         .map_err(|e| HarnessError::io(path, e.error))?;
+    Ok(())
+}
+
+/// Refuses two outputs of one command that both go to standard output.
+pub fn check_one_stdout<'a>(
+    outputs: impl IntoIterator<Item = (&'a str, &'a Path)>,
+) -> Result<(), HarnessError> {
+    let to_stdout: Vec<&str> = outputs
+        .into_iter()
+        .filter(|(_, p)| is_stdout(p))
+        .map(|(name, _)| name)
+        .collect();
+    if to_stdout.len() > 1 {
+        return Err(HarnessError::Usage(format!(
+            "{} all write to standard output (`-`); give all but one a file",
+            to_stdout.join(" and ")
+        )));
+    }
     Ok(())
 }
 
@@ -280,4 +386,135 @@ pub fn machine_description() -> String {
         .unwrap_or_else(|| std::env::consts::ARCH.to_string());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     format!("{cpu}, {cores} cores, {}", std::env::consts::OS)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+
+    fn mode(p: &Path) -> u32 {
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn a_new_file_gets_the_mode_file_create_would_give() {
+        let dir = tempfile::tempdir().unwrap();
+        let reference = dir.path().join("reference");
+        std::fs::File::create(&reference).unwrap();
+        let out = dir.path().join("sub/out.csv");
+        write_atomic(&out, b"a,b\n").unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"a,b\n");
+        assert_eq!(mode(&out), mode(&reference), "0666 less the umask");
+        let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, ["out.csv"], "no temporary file left behind");
+    }
+
+    #[test]
+    fn a_replaced_file_keeps_its_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.csv");
+        std::fs::write(&out, "old").unwrap();
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&out, b"new").unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"new");
+        assert_eq!(mode(&out), 0o640);
+    }
+
+    #[test]
+    fn symbolic_links_are_written_through_and_stay_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.csv");
+        std::fs::write(&real, "old").unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink("real.csv", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        // A chain of links, and a dangling link: the final target is created.
+        let chain = dir.path().join("chain.csv");
+        std::os::unix::fs::symlink(&link, &chain).unwrap();
+        write_atomic(&chain, b"chained").unwrap();
+        assert_eq!(std::fs::read(&real).unwrap(), b"chained");
+        let dangling = dir.path().join("dangling.csv");
+        std::os::unix::fs::symlink("later/made.csv", &dangling).unwrap();
+        write_atomic(&dangling, b"made").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&dangling)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join("later/made.csv")).unwrap(),
+            b"made"
+        );
+        // A loop is an error, not a hang.
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        std::os::unix::fs::symlink(&b, &a).unwrap();
+        std::os::unix::fs::symlink(&a, &b).unwrap();
+        let e = write_atomic(&a, b"x").unwrap_err().to_string();
+        assert!(e.contains("symbolic links"), "{e}");
+    }
+
+    #[test]
+    fn devices_are_written_directly_and_survive() {
+        let null = Path::new("/dev/null");
+        if std::fs::OpenOptions::new().write(true).open(null).is_err() {
+            eprintln!("NOTICE: /dev/null is not writable here; skipping");
+            return;
+        }
+        write_atomic(null, b"discarded").unwrap();
+        let m = std::fs::symlink_metadata(null).unwrap();
+        assert!(
+            m.file_type().is_char_device(),
+            "/dev/null is still a device"
+        );
+    }
+
+    #[test]
+    fn fifos_are_written_directly() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("NOTICE: mkfifo unavailable; skipping");
+            return;
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+        };
+        write_atomic(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+    }
+
+    #[test]
+    fn a_directory_is_an_error_and_two_stdouts_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = write_atomic(dir.path(), b"x").unwrap_err().to_string();
+        assert!(e.contains("is a directory"), "{e}");
+        let dash = Path::new("-");
+        let file = Path::new("f.csv");
+        assert!(check_one_stdout([("--out", dash), ("--summary-json", file)]).is_ok());
+        let e = check_one_stdout([("--out", dash), ("--summary-json", dash)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--out and --summary-json"), "{e}");
+    }
 }

@@ -1,0 +1,50 @@
+//! Where the CLI's outputs go: per-row files through the harness's one output writer (so `-`
+//! means standard output, symlinks are followed, devices and FIFOs are written in place), and
+//! human-readable reports on standard output — or on standard error when the data itself goes
+//! to standard output, so a pipe carries only the data.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+/// Writes a per-row output file (`-`: standard output).
+pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    gridsched_repro::output::write_atomic(path, bytes)
+        .with_context(|| format!("writing {}", display(path)))
+}
+
+/// `standard output` for `-`, else the path.
+pub fn display(path: &Path) -> String {
+    if gridsched_repro::output::is_stdout(path) {
+        "standard output".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Whether any of `paths` is standard output (then reports go to standard error).
+pub fn data_on_stdout<'a>(paths: impl IntoIterator<Item = &'a Path>) -> bool {
+    paths.into_iter().any(gridsched_repro::output::is_stdout)
+}
+
+/// Prints a report: to standard output, or to standard error when `to_stderr`. Unlike
+/// `println!`, a closed pipe is an error the caller returns (and `main` ends quietly on),
+/// not a panic.
+pub fn say(to_stderr: bool, text: &str) -> Result<()> {
+    let result = if to_stderr {
+        std::io::stderr().lock().write_all(text.as_bytes())
+    } else {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes()).and_then(|()| out.flush())
+    };
+    result.context("writing to standard output")
+}
+
+/// Whether an error is a closed pipe on our output (`gridsched ... | head`): not a failure.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
