@@ -1,4 +1,5 @@
-//! Raw index operations, tree vs linear (issue item 4, "insert/delete costs").
+//! Raw index operations, tree vs linear (insert/delete and select costs; reported by
+//! `gridsched bench-report` as `index_ops.report.toml` beside this file describes).
 //!
 //! A synthetic steady state of `n` servers is built directly from idle periods (no scheduler:
 //! geom does not depend on the reservation crate). Each server's timeline over the look-ahead

@@ -205,10 +205,12 @@ fn run_report(criterion: &Path, out_root: &Path, start: Option<&str>) {
     if let Some(text) = start {
         std::fs::write(&doc, text).unwrap();
     }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let paths = gridsched_repro::bench::ReportPaths {
         criterion_dir: criterion.to_path_buf(),
         out: doc,
         figures_dir: out_root.join("figures/bench"),
+        specs: gridsched_repro::bench::discover_specs(&root).unwrap(),
     };
     gridsched_repro::bench::write_report(&paths).unwrap();
 }
@@ -236,11 +238,19 @@ fn check(name: &str, start: Option<&str>, markdown_only: bool) {
     let names = |v: &[(String, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
     assert_eq!(names(&got), names(&want), "the same files");
     for ((rel, g), (_, w)) in got.iter().zip(&want) {
-        assert!(
-            g == w,
-            "{rel} differs from the golden file tests/fixtures/bench-report/{name}/{rel}:\n{}",
-            String::from_utf8_lossy(g)
-        );
+        if g != w {
+            let (g, w) = (String::from_utf8_lossy(g), String::from_utf8_lossy(w));
+            let (i, (a, b)) = g
+                .lines()
+                .zip(w.lines())
+                .enumerate()
+                .find(|(_, (a, b))| a != b)
+                .unwrap_or((0, ("(length differs)", "")));
+            panic!(
+                "{rel} differs from tests/fixtures/bench-report/{name}/{rel} at line {}:\n got: {a}\nwant: {b}",
+                i + 1
+            );
+        }
     }
 }
 
@@ -254,4 +264,68 @@ fn report_spliced_into_the_real_document_matches_the_golden_files() {
     // A frozen copy of docs/benchmarks.md's hand-written text with both marked sections.
     let start = std::fs::read_to_string(golden_dir().join("start.md")).unwrap();
     check("spliced", Some(&start), true);
+}
+
+fn specs() -> Vec<PathBuf> {
+    gridsched_repro::bench::discover_specs(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .unwrap()
+}
+
+/// Only chapter-4 results: the chapter-3 section is left alone, the chapter-4 one rewritten;
+/// rerunning changes nothing.
+#[test]
+fn a_section_without_results_is_left_alone() {
+    let all = tempfile::tempdir().unwrap();
+    criterion_fixture(all.path());
+    let criterion = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(all.path()).unwrap() {
+        let p = entry.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("hetero") || name == "gridsched-hetero-steady-state.csv" {
+            std::fs::rename(&p, criterion.path().join(&name)).unwrap();
+        }
+    }
+    let out = tempfile::tempdir().unwrap();
+    let doc = out.path().join("benchmarks.md");
+    let original = "# B\n\n<!-- bench:begin -->\nchapter 3 tables\n<!-- bench:end -->\n\n## Ch. 4\n\n<!-- bench-hetero:begin -->\nold\n<!-- bench-hetero:end -->\n\nverdict\n";
+    std::fs::write(&doc, original).unwrap();
+    let paths = gridsched_repro::bench::ReportPaths {
+        criterion_dir: criterion.path().to_path_buf(),
+        out: doc.clone(),
+        figures_dir: out.path().join("figs"),
+        specs: specs(),
+    };
+    let summary = gridsched_repro::bench::write_report(&paths).unwrap();
+    assert_eq!(summary.sections, [("bench-hetero".to_string(), 6)]);
+    assert_eq!(summary.figures.len(), 2);
+    let text = std::fs::read_to_string(&doc).unwrap();
+    assert!(text.contains("<!-- bench:begin -->\nchapter 3 tables\n<!-- bench:end -->"));
+    assert!(
+        !text.contains("\nold\n") && text.contains("(figs/hetero-servers.svg)"),
+        "{text}"
+    );
+    assert!(text.ends_with("<!-- bench-hetero:end -->\n\nverdict\n"));
+    gridsched_repro::bench::write_report(&paths).unwrap();
+    assert_eq!(std::fs::read_to_string(&doc).unwrap(), text, "idempotent");
+}
+
+/// No results at all: the first section says what to run.
+#[test]
+fn no_results_say_what_to_run() {
+    let criterion = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let paths = gridsched_repro::bench::ReportPaths {
+        criterion_dir: criterion.path().to_path_buf(),
+        out: out.path().join("b.md"),
+        figures_dir: out.path().join("figs"),
+        specs: specs(),
+    };
+    let summary = gridsched_repro::bench::write_report(&paths).unwrap();
+    assert_eq!(summary.sections, [("bench".to_string(), 0)]);
+    let text = std::fs::read_to_string(&paths.out).unwrap();
+    assert!(
+        text.contains("No `decide/*` results found (run `cargo bench"),
+        "{text}"
+    );
+    assert!(!text.contains("bench-hetero"), "{text}");
 }
