@@ -454,11 +454,7 @@ pub fn bar_chart(
         })
         .collect();
     BarChart {
-        caption: figure_caption(
-            exp,
-            scale,
-            &format!("{} runs x {} jobs, 95% CI", size.replications, size.jobs),
-        ),
+        caption: figure_caption(exp, scale, &exp.sweep.describe_size(scale, size)),
         x_label: exp.sweep.axis.label.clone(),
         y_label: exp.spec.plot.y_label.clone(),
         groups: xs.iter().map(|&x| exp.sweep.axis.display(x)).collect(),
@@ -531,11 +527,7 @@ pub fn figure(exp: &Experiment, table: &SummaryTable, scale: Scale, size: ScaleS
 
 /// The caption of an experiment's line figure.
 fn figures_caption(exp: &Experiment, scale: Scale, size: ScaleSpec) -> String {
-    figure_caption(
-        exp,
-        scale,
-        &format!("{} runs x {} jobs, 95% CI", size.replications, size.jobs),
-    )
+    figure_caption(exp, scale, &exp.sweep.describe_size(scale, size))
 }
 
 /// The line chart of the series `names` of an experiment.

@@ -463,6 +463,7 @@ pub(crate) mod tests {
             axis,
             series: vec![series("unit", 1.0), series("double", 2.0)],
             requires_data: Vec::new(),
+            size_description: Default::default(),
             scales: [
                 (
                     "quick".to_string(),

@@ -42,6 +42,11 @@ pub struct SweepSpec {
     /// ([`crate::Experiment::missing_data`]).
     #[serde(default)]
     pub requires_data: Vec<String>,
+    /// What one run is, per scale, where "N runs x M jobs" would mislead (e.g. `paper =
+    /// "whole logs, one deterministic run per series"` for a log replay whose `jobs` is only
+    /// an upper bound). Shown in figure captions instead of the counts.
+    #[serde(default)]
+    pub size_description: BTreeMap<String, String>,
 }
 
 fn default_seed() -> u64 {
@@ -371,6 +376,28 @@ impl SweepSpec {
     /// Replications and jobs at a scale.
     pub fn scale(&self, scale: Scale) -> Option<ScaleSpec> {
         self.scales.get(scale.name()).copied()
+    }
+
+    /// How a figure caption describes the run: the sweep's `size_description` for the scale
+    /// when the run has the scale's own size, else `N runs x M jobs`, with `95% CI` only when
+    /// there is more than one run to compute an interval from.
+    pub fn describe_size(&self, scale: Scale, size: ScaleSpec) -> String {
+        if self.scale(scale) == Some(size)
+            && let Some(d) = self.size_description.get(scale.name())
+        {
+            return d.clone();
+        }
+        let runs = if size.replications == 1 {
+            "1 run".to_string()
+        } else {
+            format!("{} runs", size.replications)
+        };
+        let ci = if size.replications > 1 {
+            ", 95% CI"
+        } else {
+            ""
+        };
+        format!("{runs} x {} jobs{ci}", size.jobs)
     }
 
     /// Checks internal consistency (names unique, scales present, values finite).

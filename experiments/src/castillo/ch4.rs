@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use gridsched_geom::Window;
+use gridsched_geom::hetero::RatedWindow;
 use gridsched_reservation::hetero::{
     ClassOrder, HeteroAlgorithm, HeteroAudit, HeteroConfig, HeteroScheduler, ONE_MINUTE, PlusPick,
     RateProposal, rates,
@@ -86,6 +88,7 @@ const METRICS: &[&str] = &[
     "idle_periods",
     "fast_idle_periods",
     "slow_share",
+    "feasible_work_loss",
     "cpu_ms",
 ];
 
@@ -210,7 +213,12 @@ impl Model for CastilloCh4 {
         let mut recorder = scheduler.recorder();
         let mut audit = c.audit.then(HeteroAudit::new);
         let fastest = scheduler.classes().len() - 1;
+        let fastest_rate = scheduler.classes().rate(fastest);
         let mut busy = std::time::Duration::ZERO;
+        // Work that could meet its deadline at all (on the fastest class, with no other job in
+        // the way), and how much of it was booked: the loss that the scheduler, not the rate
+        // vector, is responsible for.
+        let (mut feasible_work, mut booked_feasible) = (0.0, 0.0);
         for (i, r) in stream.enumerate() {
             // Only the scheduling routine is timed (spec A26); generation and bookkeeping are not.
             let started = Instant::now();
@@ -218,6 +226,16 @@ impl Model for CastilloCh4 {
                 .decide(r.arrival, r.ready, r.work, r.deadline)
                 .map_err(ModelError::from_display)?;
             busy += started.elapsed();
+            // A window the deadline makes impossible even at rate 1 (the literal deadline
+            // reading) is infeasible everywhere.
+            if let Ok(window) = Window::new(r.ready, r.work, r.deadline)
+                && RatedWindow::new(&window, fastest_rate).possible
+            {
+                feasible_work += r.work;
+                if d.booking.is_some() {
+                    booked_feasible += r.work;
+                }
+            }
             recorder.record(
                 r.arrival,
                 r.ready,
@@ -244,6 +262,12 @@ impl Model for CastilloCh4 {
             }
         }
         let mut out = recorder.finish().named().to_vec();
+        let feasible_loss = if feasible_work > 0.0 {
+            1.0 - booked_feasible / feasible_work
+        } else {
+            0.0
+        };
+        out.push(("feasible_work_loss", feasible_loss));
         // Wall time of the scheduling routine over the run; the harness keeps `cpu_*` metrics
         // out of every reproducible output.
         out.push(("cpu_ms", busy.as_secs_f64() * 1e3));
