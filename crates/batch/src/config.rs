@@ -18,6 +18,9 @@ pub enum Policy {
     /// Flexible backfilling (Klusáček spec §2.12): EASY over a queue re-sorted at every event
     /// by a priority of deadline, waiting time and execution time ([`FlexWeights`]).
     Flexible,
+    /// No built-in policy: an external [`Dispatcher`](crate::Dispatcher) decides, through
+    /// [`Simulator::run_with`](crate::Simulator::run_with), which waiting jobs start when.
+    External,
 }
 
 impl Policy {
@@ -39,6 +42,7 @@ impl Policy {
             Policy::Easy => "easy",
             Policy::Conservative => "conservative",
             Policy::Flexible => "flexible",
+            Policy::External => "external",
         }
     }
 }

@@ -34,7 +34,7 @@ impl Simulator {
     fn cons(&mut self) -> &mut ConsState {
         match &mut self.policy {
             PolicyState::Cons(c) => c,
-            PolicyState::Queue(_) => unreachable!("conservative state"),
+            PolicyState::Queue(_) | PolicyState::External(_) => unreachable!("conservative state"),
         }
     }
 
@@ -212,7 +212,7 @@ impl Simulator {
         self.cons().dirty = dirty;
         let c = match &self.policy {
             PolicyState::Cons(c) => c,
-            PolicyState::Queue(_) => unreachable!(),
+            PolicyState::Queue(_) | PolicyState::External(_) => unreachable!(),
         };
         c.q.iter().position(|&idx| {
             let s = &self.st[idx as usize];

@@ -70,7 +70,9 @@ pub use metrics::{BOUNDED_SLOWDOWN_TAU, Summary};
 pub use output::{BATSIM_COLUMNS, assign_processors, write_batsim_csv};
 pub use platform::{Machine, Platform};
 pub use profile::Profile;
-pub use sim::{Counters, JobPhase, JobRecord, Outcome, ReservationId, Simulator};
+pub use sim::{
+    Counters, Dispatcher, JobPhase, JobRecord, Outcome, ReservationId, Round, Simulator,
+};
 
 /// Simulated time: integer seconds for trace replay (any integer unit for synthetic models).
 pub type Time = i64;

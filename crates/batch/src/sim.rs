@@ -217,10 +217,123 @@ pub(crate) struct Region {
     pub(crate) level: i64,
 }
 
+/// State of an external dispatcher's simulation: what happened since its last round.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ExternalState {
+    /// Jobs that arrived at this instant, in arrival order.
+    arrived: Vec<u32>,
+    /// Jobs that completed at this instant, in completion order.
+    completed: Vec<u32>,
+    /// Jobs arrived and not started.
+    waiting: usize,
+    /// The earliest time the dispatcher asked to be called again, if later than now.
+    wake: Option<Time>,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) enum PolicyState {
     Queue(QueueState),
     Cons(ConsState),
+    External(ExternalState),
+}
+
+/// An external scheduler driving the [`Simulator`] (the schedule-based policies of
+/// `gridsched-schedule-based`, or a user's own). The engine keeps the clock, the event order
+/// (completions, then arrivals by submit time and id, then one round per event time), the
+/// machines' capacity and every job's outcome, exactly as for the built-in policies; at each
+/// event time the dispatcher is told what arrived and what completed, and starts waiting jobs
+/// through [`Round::start`], which refuses a start that does not fit.
+pub trait Dispatcher {
+    /// One scheduling round at [`Round::now`].
+    fn round(&mut self, round: &mut Round<'_>) -> Result<(), SimError>;
+}
+
+/// What a [`Dispatcher`] sees and may do in one round.
+#[derive(Debug)]
+pub struct Round<'a> {
+    sim: &'a mut Simulator,
+    arrived: &'a [u32],
+    completed: &'a [u32],
+}
+
+impl Round<'_> {
+    /// The current time.
+    pub fn now(&self) -> Time {
+        self.sim.now
+    }
+
+    /// The machines.
+    pub fn platform(&self) -> &Platform {
+        &self.sim.platform
+    }
+
+    /// Job indices that arrived at this instant (submit order, then id).
+    pub fn arrived(&self) -> &[u32] {
+        self.arrived
+    }
+
+    /// Job indices that completed at this instant.
+    pub fn completed(&self) -> &[u32] {
+        self.completed
+    }
+
+    /// Job `index` as submitted.
+    pub fn job(&self, index: u32) -> &Job {
+        &self.sim.jobs[index as usize]
+    }
+
+    /// Processors of machine `m` free now.
+    pub fn free_now(&self, m: usize) -> i64 {
+        self.sim.profiles[m].free_now()
+    }
+
+    /// Starts waiting job `index` now on machine `m`; refused (nothing changes) if the job is
+    /// not waiting or does not fit there now for its whole run time.
+    pub fn start(&mut self, index: u32, m: usize) -> Result<(), SimError> {
+        let sim = &mut *self.sim;
+        let Some(job) = sim.jobs.get(index as usize).copied() else {
+            return Err(SimError::Config(format!("no job index {index}")));
+        };
+        if sim.st[index as usize].phase != JobPhase::Queued {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: format!("is not waiting at {}", sim.now),
+            });
+        }
+        if m >= sim.platform.len() || job.procs > sim.platform.machines()[m].cpus {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: format!("cannot run on machine {m}"),
+            });
+        }
+        let dur = sim.platform.duration(m, job.estimate(sim.config.estimates));
+        if !sim.profiles[m].fits(sim.now, dur, job.procs) {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: format!(
+                    "does not fit on machine {m} at {} ({} of {} processors free)",
+                    sim.now,
+                    sim.profiles[m].free_now(),
+                    sim.platform.machines()[m].cpus
+                ),
+            });
+        }
+        sim.start(index, m, false);
+        if let PolicyState::External(x) = &mut sim.policy {
+            x.waiting -= 1;
+        }
+        Ok(())
+    }
+
+    /// Asks to be called again at time `t` (later than now) even if nothing arrives or
+    /// completes then.
+    pub fn wake_at(&mut self, t: Time) {
+        if let PolicyState::External(x) = &mut self.sim.policy
+            && t > self.sim.now
+        {
+            x.wake = Some(x.wake.map_or(t, |w| w.min(t)));
+        }
+    }
 }
 
 /// The simulator; see the crate documentation.
@@ -307,6 +420,7 @@ impl Simulator {
                 base: profiles.clone(),
                 ..ConsState::default()
             }),
+            Policy::External => PolicyState::External(ExternalState::default()),
             _ => PolicyState::Queue(QueueState::default()),
         };
         let n = jobs.len();
@@ -373,7 +487,7 @@ impl Simulator {
     pub fn base_profile(&self, m: usize) -> &Profile {
         match &self.policy {
             PolicyState::Cons(c) => &c.base[m],
-            PolicyState::Queue(_) => &self.profiles[m],
+            PolicyState::Queue(_) | PolicyState::External(_) => &self.profiles[m],
         }
     }
 
@@ -402,6 +516,15 @@ impl Simulator {
                     .filter(|&&i| self.st[i as usize].phase == JobPhase::Queued)
                     .map(|&i| i as usize)
                     .collect()
+            }
+            // Arrival order: the dispatcher keeps its own order.
+            PolicyState::External(_) => {
+                let mut q: Vec<(u32, usize)> = (0..self.st.len())
+                    .filter(|&i| self.st[i].phase == JobPhase::Queued)
+                    .map(|i| (self.st[i].seq, i))
+                    .collect();
+                q.sort_unstable();
+                q.into_iter().map(|(_, i)| i).collect()
             }
         }
     }
@@ -561,6 +684,11 @@ impl Simulator {
         {
             t = t.min(*s);
         }
+        if let PolicyState::External(x) = &self.policy
+            && let Some(w) = x.wake
+        {
+            t = t.min(w);
+        }
         (t != Time::MAX).then_some(t)
     }
 
@@ -589,6 +717,57 @@ impl Simulator {
     /// Runs until every job has finished.
     pub fn run(&mut self) {
         while self.step() {}
+    }
+
+    /// Runs to the end with an external [`Dispatcher`] deciding the starts (the configuration's
+    /// policy must be [`Policy::External`]). At each event time the engine applies every
+    /// completion, then every arrival, then calls the dispatcher once. Stops with the
+    /// dispatcher's first error.
+    pub fn run_with<D: Dispatcher + ?Sized>(&mut self, dispatcher: &mut D) -> Result<(), SimError> {
+        if self.config.policy != Policy::External {
+            return Err(SimError::Config(format!(
+                "run_with needs Policy::External, not {}",
+                self.config.policy.name()
+            )));
+        }
+        while let Some(t) = self.next_event() {
+            if let PolicyState::External(x) = &mut self.policy
+                && x.wake.is_some_and(|w| w <= t)
+            {
+                x.wake = None;
+            }
+            self.process(t);
+            let (arrived, completed) = match &mut self.policy {
+                PolicyState::External(x) => (
+                    std::mem::take(&mut x.arrived),
+                    std::mem::take(&mut x.completed),
+                ),
+                _ => unreachable!("checked above"),
+            };
+            let result = dispatcher.round(&mut Round {
+                sim: self,
+                arrived: &arrived,
+                completed: &completed,
+            });
+            // Hand the buffers back so the next instant reuses their allocations.
+            if let PolicyState::External(x) = &mut self.policy {
+                let (mut a, mut c) = (arrived, completed);
+                a.clear();
+                c.clear();
+                x.arrived = a;
+                x.completed = c;
+            }
+            result?;
+        }
+        Ok(())
+    }
+
+    /// Jobs arrived and not yet started under [`Policy::External`] (0 for other policies).
+    pub fn waiting(&self) -> usize {
+        match &self.policy {
+            PolicyState::External(x) => x.waiting,
+            _ => 0,
+        }
     }
 
     fn advance(&mut self, t: Time) {
@@ -661,6 +840,9 @@ impl Simulator {
         let (m, est_end) = (s.machine as usize, s.est_end);
         let procs = self.jobs[idx as usize].procs;
         self.released = true;
+        if let PolicyState::External(x) = &mut self.policy {
+            x.completed.push(idx);
+        }
         if est_end > now {
             // Ended before its estimate: the profile still holds it until `est_end`.
             self.counters.early_completions += 1;
@@ -686,6 +868,10 @@ impl Simulator {
                 est: job.estimate(self.config.estimates),
             }),
             PolicyState::Cons(c) => c.arrived.push(idx),
+            PolicyState::External(x) => {
+                x.arrived.push(idx);
+                x.waiting += 1;
+            }
         }
     }
 
@@ -732,6 +918,8 @@ impl Simulator {
             Policy::Easy => self.round_easy(false),
             Policy::Flexible => self.round_easy(true),
             Policy::Conservative => self.round_conservative(),
+            // The dispatcher's round follows, in `run_with`.
+            Policy::External => {}
         }
         if self.config.check_invariants {
             self.check_invariants();
@@ -769,7 +957,7 @@ impl Simulator {
     fn queue_state(&mut self) -> &mut QueueState {
         match &mut self.policy {
             PolicyState::Queue(q) => q,
-            PolicyState::Cons(_) => unreachable!("queue policy state"),
+            PolicyState::Cons(_) | PolicyState::External(_) => unreachable!("queue policy state"),
         }
     }
 

@@ -1,0 +1,170 @@
+//! The external-dispatcher hook drives the same engine as the built-in policies: an FCFS
+//! written against [`Dispatcher`] gives, job for job, the machine, start and end of the
+//! built-in FCFS on random heterogeneous grids (both machine-selection rules), so a policy run
+//! through the hook sees the same event order, capacity accounting and run-time scaling.
+
+use std::collections::VecDeque;
+
+use gridsched_batch::{
+    Config, Dispatcher, Estimates, Job, Machine, MachineSelect, Outcome, Platform, Policy, Round,
+    SimError, Simulator, audit,
+};
+use proptest::prelude::*;
+
+/// FCFS through the hook: the queue head starts on the fastest (or first) machine with enough
+/// free processors now; nothing overtakes a blocked head.
+struct ExternalFcfs {
+    queue: VecDeque<u32>,
+    select: MachineSelect,
+}
+
+impl Dispatcher for ExternalFcfs {
+    fn round(&mut self, r: &mut Round<'_>) -> Result<(), SimError> {
+        self.queue.extend(r.arrived().iter().copied());
+        let mut order: Vec<usize> = (0..r.platform().len()).collect();
+        if self.select == MachineSelect::Fastest {
+            order.sort_by_key(|&m| (std::cmp::Reverse(r.platform().machines()[m].speed), m));
+        }
+        while let Some(&head) = self.queue.front() {
+            let procs = i64::from(r.job(head).procs);
+            let Some(&m) = order.iter().find(|&&m| {
+                r.free_now(m) >= procs && r.platform().machines()[m].cpus >= procs as u32
+            }) else {
+                break;
+            };
+            r.start(head, m)?;
+            self.queue.pop_front();
+        }
+        Ok(())
+    }
+}
+
+fn outcomes(sim: &Simulator) -> Vec<Outcome> {
+    sim.outcomes().collect()
+}
+
+fn workload() -> impl Strategy<Value = (Vec<Machine>, Vec<Job>)> {
+    let machines = prop::collection::vec((1u32..=8, 1u32..=4), 1..5).prop_map(|v| {
+        v.into_iter()
+            .map(|(cpus, speed)| Machine { cpus, speed })
+            .collect::<Vec<_>>()
+    });
+    machines.prop_flat_map(|ms: Vec<Machine>| {
+        let widest = ms.iter().map(|m| m.cpus).max().unwrap_or(1);
+        let jobs =
+            prop::collection::vec((0i64..40, 1u32..=widest, 1i64..30), 1..40).prop_map(|v| {
+                let mut t = 0;
+                v.into_iter()
+                    .enumerate()
+                    .map(|(i, (gap, procs, run))| {
+                        t += gap;
+                        Job::new(i as u64 + 1, t, procs, run)
+                    })
+                    .collect::<Vec<_>>()
+            });
+        (Just(ms), jobs)
+    })
+}
+
+proptest! {
+    #[test]
+    fn external_fcfs_equals_builtin_fcfs((machines, jobs) in workload(), first_fit in any::<bool>()) {
+        let select = if first_fit { MachineSelect::FirstFit } else { MachineSelect::Fastest };
+        let platform = Platform::grid(machines, 2).unwrap();
+        let mut builtin = Simulator::with_jobs(
+            platform.clone(),
+            Config::new(Policy::Fcfs).machine_select(select),
+            jobs.clone(),
+        ).unwrap();
+        builtin.run();
+        let mut external = Simulator::with_jobs(
+            platform,
+            Config::new(Policy::External).machine_select(select),
+            jobs,
+        ).unwrap();
+        external
+            .run_with(&mut ExternalFcfs { queue: VecDeque::new(), select })
+            .unwrap();
+        prop_assert!(external.is_finished());
+        prop_assert_eq!(external.waiting(), 0);
+        prop_assert_eq!(outcomes(&external), outcomes(&builtin));
+        prop_assert!(audit(&outcomes(&external), external.platform(), Estimates::Actual).is_ok());
+    }
+}
+
+/// A dispatcher that starts nothing leaves every job waiting; one that starts a job twice, on
+/// a machine too small or where it does not fit, is refused with an error and changes nothing.
+#[test]
+fn bad_starts_are_refused() {
+    struct Greedy;
+    impl Dispatcher for Greedy {
+        fn round(&mut self, r: &mut Round<'_>) -> Result<(), SimError> {
+            let arrived = r.arrived().to_vec();
+            for &j in &arrived {
+                r.start(j, 0)?;
+            }
+            Ok(())
+        }
+    }
+    let platform = Platform::grid(vec![Machine { cpus: 2, speed: 1 }], 1).unwrap();
+    // Two 2-processor jobs at once: the second does not fit.
+    let jobs = vec![Job::new(1, 0, 2, 10), Job::new(2, 0, 2, 10)];
+    let mut sim =
+        Simulator::with_jobs(platform.clone(), Config::new(Policy::External), jobs).unwrap();
+    let err = sim.run_with(&mut Greedy).unwrap_err().to_string();
+    assert!(
+        err.contains("job 2") && err.contains("does not fit"),
+        "{err}"
+    );
+    // Not the external policy.
+    let mut sim =
+        Simulator::with_jobs(platform.clone(), Config::new(Policy::Fcfs), vec![]).unwrap();
+    assert!(sim.run_with(&mut Greedy).is_err());
+    // Nothing started: the jobs wait forever and the run ends.
+    struct Idle;
+    impl Dispatcher for Idle {
+        fn round(&mut self, _: &mut Round<'_>) -> Result<(), SimError> {
+            Ok(())
+        }
+    }
+    let mut sim = Simulator::with_jobs(
+        platform,
+        Config::new(Policy::External),
+        vec![Job::new(1, 5, 1, 10)],
+    )
+    .unwrap();
+    sim.run_with(&mut Idle).unwrap();
+    assert_eq!(sim.waiting(), 1);
+    assert_eq!(sim.queued(), vec![0]);
+}
+
+/// `wake_at` calls the dispatcher at a time where nothing else happens.
+#[test]
+fn wake_at_schedules_a_round() {
+    struct Later {
+        calls: Vec<i64>,
+    }
+    impl Dispatcher for Later {
+        fn round(&mut self, r: &mut Round<'_>) -> Result<(), SimError> {
+            self.calls.push(r.now());
+            if r.now() == 0 {
+                r.wake_at(7);
+            } else if r.now() == 7 {
+                r.start(0, 0)?;
+            }
+            Ok(())
+        }
+    }
+    let platform = Platform::grid(vec![Machine { cpus: 1, speed: 1 }], 1).unwrap();
+    let mut sim = Simulator::with_jobs(
+        platform,
+        Config::new(Policy::External),
+        vec![Job::new(1, 0, 1, 3)],
+    )
+    .unwrap();
+    let mut d = Later { calls: Vec::new() };
+    sim.run_with(&mut d).unwrap();
+    assert_eq!(d.calls, [0, 7, 10]);
+    let o: Vec<_> = sim.outcomes().collect();
+    assert_eq!((o[0].start, o[0].end), (7, 10));
+}
