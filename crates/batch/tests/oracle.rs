@@ -218,6 +218,7 @@ fn oracle(
                     }
                 }
             }
+            Policy::External => unreachable!("the oracle covers the built-in policies"),
             Policy::Conservative => {
                 let replay = compression == Compression::Replay || estimates == Estimates::Actual;
                 let mut blocks = blocks_of(&running);
