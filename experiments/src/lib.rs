@@ -16,6 +16,7 @@ use gridsched_repro::papers::Catalog;
 use gridsched_repro::{HarnessError, Registry};
 
 pub mod castillo;
+pub mod klusacek;
 pub mod kumar;
 pub mod logs;
 
@@ -26,6 +27,7 @@ include!(concat!(env!("OUT_DIR"), "/sources.rs"));
 pub fn catalog() -> Catalog {
     Catalog::new()
         .document(&castillo::PAPER, castillo::models())
+        .document(&klusacek::PAPER, klusacek::models())
         .document(&kumar::PAPER, kumar::models())
         .document(&logs::PAPER, logs::models())
 }

@@ -252,6 +252,16 @@ fn validate(spec: &ExperimentSpec, sweep: &SweepSpec, model: &ModelRef) -> Resul
         if panels.is_empty() || panels.iter().any(|p| p.series.is_empty()) {
             return Err("plot panels must be non-empty, each with at least one series".into());
         }
+        for m in panels.iter().filter_map(|p| p.metric.as_ref()) {
+            if crate::output::is_timing_metric(m) {
+                return Err(format!(
+                    "panel metric `{m}` is wall-clock time: plots must be reproducible"
+                ));
+            }
+            if !spec.metrics.contains(m) {
+                return Err(format!("panel metric `{m}` is not in `metrics`"));
+            }
+        }
     }
     let panel_series = spec.plot.panels.iter().flatten().flat_map(|p| &p.series);
     for s in spec.plot.series.iter().flatten().chain(panel_series) {

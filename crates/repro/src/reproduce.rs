@@ -349,7 +349,7 @@ pub fn render_figure(
                     .iter()
                     .map(|p| Figure {
                         caption: p.title.clone(),
-                        ..figure_of(exp, table, scale, size, &p.series)
+                        ..figure_of(exp, table, scale, size, &p.series, Some(p))
                     })
                     .collect();
                 let caption = figures_caption(exp, scale, size);
@@ -522,7 +522,7 @@ pub fn gantt_chart(
 
 /// The plot of an experiment: its metric's means with 95% CI bars, one line per series.
 pub fn figure(exp: &Experiment, table: &SummaryTable, scale: Scale, size: ScaleSpec) -> Figure {
-    figure_of(exp, table, scale, size, &plotted_series(exp))
+    figure_of(exp, table, scale, size, &plotted_series(exp), None)
 }
 
 /// The caption of an experiment's line figure.
@@ -537,8 +537,13 @@ fn figure_of(
     scale: Scale,
     size: ScaleSpec,
     names: &[String],
+    panel: Option<&crate::spec::PanelSpec>,
 ) -> Figure {
     let xs = plotted_xs(exp, table);
+    let plot = &exp.spec.plot;
+    let metric = panel.and_then(|p| p.metric.as_ref()).unwrap_or(&plot.metric);
+    let y_label = panel.and_then(|p| p.y_label.as_ref()).unwrap_or(&plot.y_label);
+    let y_log = panel.and_then(|p| p.y_log).unwrap_or(plot.y_log);
     let series = names
         .iter()
         .map(|name| {
@@ -548,7 +553,7 @@ fn figure_of(
                 .copied()
                 .filter_map(|x| {
                     table
-                        .cell(&exp.spec.plot.metric, name, x)
+                        .cell(metric, name, x)
                         .map(|c| PlotPoint::with_ci(x, c.mean, c.half_width))
                 })
                 .collect();
@@ -562,13 +567,13 @@ fn figure_of(
     Figure {
         caption,
         x_label: exp.sweep.axis.label.clone(),
-        y_label: exp.spec.plot.y_label.clone(),
+        y_label: y_label.clone(),
         x_scale: if exp.sweep.axis.log {
             plot::Scale::Log10
         } else {
             plot::Scale::Linear
         },
-        y_scale: if exp.spec.plot.y_log {
+        y_scale: if y_log {
             plot::Scale::Log10
         } else {
             plot::Scale::Linear
@@ -798,6 +803,8 @@ jobs = 10
         assert!(e.contains("at least one series"), "{e}");
         let e = bad(&format!("kind = \"bars\"\n{panels}"));
         assert!(e.contains("line charts only"), "{e}");
+        let e = bad("[[plot.panels]]\ntitle = \"(a)\"\nseries = [\"sas\"]\nmetric = \"utilization\"\n");
+        assert!(e.contains("panel metric `utilization` is not in `metrics`"), "{e}");
     }
 
     #[test]

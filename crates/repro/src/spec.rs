@@ -325,6 +325,16 @@ pub struct PanelSpec {
     pub title: String,
     /// Series to draw, in legend order.
     pub series: Vec<String>,
+    /// The metric this panel plots (default: `plot.metric`), for a document figure whose
+    /// panels show different quantities (e.g. delayed jobs, usage, makespan).
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// The panel's y label (default: `plot.y_label`).
+    #[serde(default)]
+    pub y_label: Option<String>,
+    /// A log y axis for this panel (default: `plot.y_log`).
+    #[serde(default)]
+    pub y_log: Option<bool>,
 }
 
 /// One interpretation, citing the spec section that proposes it.
