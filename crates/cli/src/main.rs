@@ -3,6 +3,7 @@
 
 mod bench;
 mod coalloc;
+mod grid;
 mod map;
 mod out;
 mod replay;
@@ -49,6 +50,10 @@ enum Command {
     /// Online co-allocation with advance reservations (Castillo ch. 5) on an SWF log: one CSV
     /// row per job (submit, requested start, start, servers, retries, holds, wait).
     Coalloc(coalloc::CoallocArgs),
+    /// Schedule jobs on your own heterogeneous grid with EG-EDF, Tabu search or re-computation
+    /// (Klusáček & Rudová) or FCFS / EASY / Flexible backfilling; `grid generate` writes the
+    /// paper's workload.
+    Grid(grid::GridArgs),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +69,7 @@ fn main() -> ExitCode {
         Command::Trace(cmd) => trace::run(cmd),
         Command::Replay(args) => replay::run(args),
         Command::Coalloc(args) => coalloc::run(args),
+        Command::Grid(args) => grid::run_command(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -541,8 +541,12 @@ fn figure_of(
 ) -> Figure {
     let xs = plotted_xs(exp, table);
     let plot = &exp.spec.plot;
-    let metric = panel.and_then(|p| p.metric.as_ref()).unwrap_or(&plot.metric);
-    let y_label = panel.and_then(|p| p.y_label.as_ref()).unwrap_or(&plot.y_label);
+    let metric = panel
+        .and_then(|p| p.metric.as_ref())
+        .unwrap_or(&plot.metric);
+    let y_label = panel
+        .and_then(|p| p.y_label.as_ref())
+        .unwrap_or(&plot.y_label);
     let y_log = panel.and_then(|p| p.y_log).unwrap_or(plot.y_log);
     let series = names
         .iter()
@@ -803,8 +807,12 @@ jobs = 10
         assert!(e.contains("at least one series"), "{e}");
         let e = bad(&format!("kind = \"bars\"\n{panels}"));
         assert!(e.contains("line charts only"), "{e}");
-        let e = bad("[[plot.panels]]\ntitle = \"(a)\"\nseries = [\"sas\"]\nmetric = \"utilization\"\n");
-        assert!(e.contains("panel metric `utilization` is not in `metrics`"), "{e}");
+        let e =
+            bad("[[plot.panels]]\ntitle = \"(a)\"\nseries = [\"sas\"]\nmetric = \"utilization\"\n");
+        assert!(
+            e.contains("panel metric `utilization` is not in `metrics`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -46,6 +46,7 @@
 //! ([`workload::GridWorkload`]: A1 `s_ref`, A2 deadlines, A14 machine set, A15 common random
 //! numbers across τ); defaults are the spec's proposals.
 
+pub mod io;
 pub mod machine;
 pub mod metrics;
 pub mod plan;

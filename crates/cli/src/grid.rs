@@ -1,0 +1,278 @@
+//! `grid`: Klusáček & Rudová's schedule-based scheduling (EG-EDF, Tabu search, re-computation)
+//! and the queue-based FCFS / EASY / Flexible backfilling on a user's own heterogeneous grid;
+//! `grid generate` writes the paper's synthetic workload as such files.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use gridsched_batch::{Platform, swf::trace_jobs};
+use gridsched_schedule_based::io::{
+    format_seconds, read_jobs, read_machines, write_jobs, write_machines,
+};
+use gridsched_schedule_based::workload::{GridWorkload, MS};
+use gridsched_schedule_based::{Algorithm, Config, TabuSetting, run};
+use gridsched_sim::StreamKey;
+use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
+
+use crate::out;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum PolicyArg {
+    Fcfs,
+    Easy,
+    Flexible,
+    EgEdf,
+    EgEdfTs,
+    ReComp,
+}
+
+impl PolicyArg {
+    fn algorithm(self, ts: TabuSetting) -> Algorithm {
+        match self {
+            PolicyArg::Fcfs => Algorithm::Fcfs,
+            PolicyArg::Easy => Algorithm::Easy,
+            PolicyArg::Flexible => Algorithm::Flexible,
+            PolicyArg::EgEdf => Algorithm::EgEdf,
+            PolicyArg::EgEdfTs => Algorithm::EgEdfTabu(ts),
+            PolicyArg::ReComp => Algorithm::ReComp,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct GridArgs {
+    #[command(subcommand)]
+    command: Option<GridCommand>,
+    #[command(flatten)]
+    run: Option<RunArgs>,
+}
+
+#[derive(Debug, Subcommand)]
+enum GridCommand {
+    /// Write the paper's synthetic grid and one job stream (spec §4) as machines.csv and
+    /// jobs.csv.
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The scheduler: queue-based fcfs, easy, flexible; schedule-based eg-edf (incremental
+    /// EG-EDF), eg-edf-ts (with Tabu search), re-comp (re-computed from scratch at every
+    /// arrival).
+    #[arg(long, value_enum)]
+    policy: PolicyArg,
+    /// Tabu search for eg-edf-ts: FREQUENCY:ITERATIONS (after every FREQUENCY-th arrival,
+    /// ITERATIONS moves).
+    #[arg(long, default_value = "5:500", value_parser = parse_ts)]
+    ts: TabuSetting,
+    /// Tabu-list capacity (default: the iterations; the paper does not give it).
+    #[arg(long)]
+    tabu_capacity: Option<u32>,
+    /// Machines: CSV with header `id,cpus,speed`.
+    #[arg(long)]
+    machines: PathBuf,
+    /// Jobs: CSV with header `id,submit,cpus,length` and optional `deadline` (seconds;
+    /// lengths on a machine of the reference speed).
+    #[arg(long, conflicts_with = "trace", required_unless_present = "trace")]
+    jobs: Option<PathBuf>,
+    /// Or jobs from a Parallel Workloads Archive log (a path or a short name such as KTH;
+    /// run times are field 4, no deadlines).
+    #[arg(long)]
+    trace: Option<String>,
+    /// Only the first N jobs of the log.
+    #[arg(long, requires = "trace")]
+    limit: Option<usize>,
+    /// Data directory for short log names (default: $GRIDSCHED_DATA, else ../shared/data).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// The speed at which job lengths are given (a machine of this speed runs them as is).
+    #[arg(long, default_value_t = 200)]
+    reference_speed: u32,
+    /// Seed of Tabu search's random machine order (the only random choice).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// One row per job: id, submit, machine, start, end, wait, deadline, delayed (seconds; `-`
+    /// for standard output, the summary then goes to standard error).
+    #[arg(long)]
+    out: PathBuf,
+    /// Also write the summary as JSON (`-` for standard output).
+    #[arg(long)]
+    summary_json: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct GenerateArgs {
+    /// Seed of the machine set and the jobs.
+    #[arg(long, default_value_t = 2009)]
+    seed: u64,
+    /// Mean inter-arrival time τ in seconds (the paper's 1 to 5).
+    #[arg(long, default_value_t = 2.0)]
+    tau: f64,
+    /// Replication: another job stream on the same machines.
+    #[arg(long, default_value_t = 0)]
+    replication: u32,
+    /// Number of jobs.
+    #[arg(long, default_value_t = 3000)]
+    jobs: u32,
+    /// Number of machines.
+    #[arg(long, default_value_t = 150)]
+    machines: u32,
+    /// Directory for machines.csv and jobs.csv (created if missing).
+    #[arg(long)]
+    out_dir: PathBuf,
+}
+
+fn parse_ts(s: &str) -> Result<TabuSetting, String> {
+    s.parse()
+}
+
+pub fn run_command(args: GridArgs) -> Result<()> {
+    match (args.command, args.run) {
+        (Some(GridCommand::Generate(g)), _) => generate(g),
+        (None, Some(r)) => run_grid(r),
+        (None, None) => bail!("give --policy, --machines and --jobs, or `grid generate`"),
+    }
+}
+
+fn run_grid(a: RunArgs) -> Result<()> {
+    let outputs = [
+        Some(("--out", a.out.as_path())),
+        a.summary_json.as_deref().map(|p| ("--summary-json", p)),
+    ];
+    gridsched_repro::output::check_one_stdout(outputs.into_iter().flatten())?;
+    if a.reference_speed == 0 {
+        bail!("--reference-speed must be positive");
+    }
+    let rows = read_machines(&a.machines)?;
+    let widest = rows.iter().map(|r| r.machine.cpus).max().unwrap_or(0);
+    let jobs = match (&a.jobs, &a.trace) {
+        (Some(path), _) => read_jobs(path, widest)?,
+        (None, Some(name)) => {
+            let path = trace_path(&data_dir(a.data_dir.as_deref()), name);
+            let log = load_swf(&path, SwfLoadOptions { limit: a.limit })?;
+            let tj = trace_jobs(&log, widest);
+            if tj.too_wide > 0 {
+                eprintln!(
+                    "{}: {} jobs need more than {widest} processors (the widest machine) and are dropped",
+                    path.display(),
+                    tj.too_wide
+                );
+            }
+            // The log's times are seconds; the grid model runs in milliseconds.
+            tj.jobs
+                .into_iter()
+                .map(|mut j| {
+                    j.submit *= MS;
+                    j.run *= MS;
+                    j.requested = None;
+                    j
+                })
+                .collect()
+        }
+        (None, None) => bail!("give --jobs or --trace"),
+    };
+    if jobs.is_empty() {
+        bail!("no jobs to schedule");
+    }
+    let platform = Platform::grid(rows.iter().map(|r| r.machine).collect(), a.reference_speed)?;
+    let ts = TabuSetting {
+        capacity: a.tabu_capacity,
+        ..a.ts
+    };
+    let algorithm = a.policy.algorithm(ts);
+    let mut rng = StreamKey::new(a.seed, "gridsched-grid")
+        .stream("move-job")
+        .rng();
+    let n = jobs.len();
+    let result = run(&platform, jobs, algorithm, &Config::default(), &mut rng)
+        .with_context(|| format!("running {}", algorithm.name()))?;
+    let mut csv = String::from("id,submit,machine,start,end,wait,deadline,delayed\n");
+    for o in &result.outcomes {
+        let delayed = o.job.deadline.is_some_and(|d| o.end > d);
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{}\n",
+            o.job.id,
+            format_seconds(o.job.submit),
+            rows[o.machine as usize].id,
+            format_seconds(o.start),
+            format_seconds(o.end),
+            format_seconds(o.start - o.job.submit),
+            o.job.deadline.map(format_seconds).unwrap_or_default(),
+            u8::from(delayed)
+        ));
+    }
+    out::write(&a.out, csv.as_bytes())?;
+    let m = result.metrics;
+    if let Some(p) = &a.summary_json {
+        let v = serde_json::json!({
+            "policy": algorithm.name(),
+            "tabu_search": matches!(algorithm, Algorithm::EgEdfTabu(_)).then(|| ts.to_string()),
+            "jobs": m.jobs,
+            "jobs_with_deadline": m.deadline_jobs,
+            "delayed": m.delayed,
+            "weighted_usage_pct": m.weighted_usage_pct,
+            "makespan_s": m.makespan as f64 / MS as f64,
+            "average_slowdown": m.slowdown,
+            "work": result.work,
+            "cpu_seconds": result.cpu_seconds,
+        });
+        out::write(
+            p,
+            format!("{}\n", serde_json::to_string_pretty(&v)?).as_bytes(),
+        )?;
+    }
+    let to_stderr = out::data_on_stdout(
+        [Some(a.out.as_path()), a.summary_json.as_deref()]
+            .into_iter()
+            .flatten(),
+    );
+    out::say(
+        to_stderr,
+        &format!(
+            "{}: {n} jobs on {} machines ({} CPUs)\n  delayed jobs   {} of {} with a deadline\n  machine usage  {:.2}% (weighted by speed)\n  makespan       {} s\n  slowdown       {:.3} (average)\n  scheduler      {:.3} s CPU, {} work units\n",
+            algorithm.name(),
+            platform.len(),
+            platform.total_cpus(),
+            m.delayed,
+            m.deadline_jobs,
+            m.weighted_usage_pct,
+            format_seconds(m.makespan),
+            m.slowdown,
+            result.cpu_seconds,
+            result.work
+        ),
+    )?;
+    eprintln!("wrote {}", out::display(&a.out));
+    Ok(())
+}
+
+fn generate(g: GenerateArgs) -> Result<()> {
+    if !(g.tau > 0.0 && g.tau.is_finite()) {
+        bail!("--tau must be positive");
+    }
+    let w = GridWorkload {
+        machines: g.machines,
+        jobs: g.jobs,
+        ..GridWorkload::default()
+    };
+    w.validate().map_err(anyhow::Error::msg)?;
+    let key = StreamKey::new(g.seed, "gridsched-grid").replication(g.replication);
+    let machines = w.machine_set(&key);
+    let jobs = w.job_stream(&key, g.tau);
+    let (mpath, jpath) = (g.out_dir.join("machines.csv"), g.out_dir.join("jobs.csv"));
+    out::write(&mpath, write_machines(&machines).as_bytes())?;
+    out::write(&jpath, write_jobs(&jobs).as_bytes())?;
+    eprintln!(
+        "wrote {} ({} machines) and {} ({} jobs, τ = {} s, offered load ρ = {:.2}; lengths at reference speed {})",
+        mpath.display(),
+        machines.len(),
+        jpath.display(),
+        jobs.len(),
+        g.tau,
+        w.offered_load(&machines, g.tau),
+        w.reference_speed
+    );
+    Ok(())
+}

@@ -1,0 +1,320 @@
+//! A user's own grid and jobs as CSV files, and the paper's workload written as them.
+//!
+//! - machines: header `id,cpus,speed` (one row per machine, ids unique; speeds relative to the
+//!   reference speed the job lengths are given at);
+//! - jobs: header `id,submit,cpus,length` and an optional `deadline` column (empty = none);
+//!   times in seconds (decimals allowed, kept to the millisecond), `length` on a machine of
+//!   the reference speed.
+//!
+//! Every row is checked (positive CPUs and length, deadline not before submit, a job no wider
+//! than the widest machine, unique ids, known columns); an error names the file and line.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use gridsched_batch::{Job, Machine};
+
+use crate::Time;
+use crate::workload::MS;
+
+/// A bad input file: what is wrong and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct InputError {
+    pub file: String,
+    /// 1-based; the header is line 1.
+    pub line: usize,
+    pub message: String,
+}
+
+/// A machine row: its id and the machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MachineRow {
+    pub id: String,
+    pub machine: Machine,
+}
+
+fn read_text(path: &Path) -> Result<String, InputError> {
+    std::fs::read_to_string(path).map_err(|e| InputError {
+        file: path.display().to_string(),
+        line: 0,
+        message: e.to_string(),
+    })
+}
+
+/// Splits the CSV into (line number, fields) rows after checking the header against the
+/// required and optional columns; returns the column index of each name.
+fn rows<'a>(
+    text: &'a str,
+    file: &str,
+    required: &[&str],
+    optional: &[&str],
+) -> Result<(Vec<Option<usize>>, Vec<(usize, Vec<&'a str>)>), InputError> {
+    let err = |line: usize, message: String| InputError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_start_matches('\u{feff}').trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
+    let (hline, header) = lines.next().ok_or_else(|| err(1, "empty file".into()))?;
+    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    for n in &names {
+        if !required.contains(n) && !optional.contains(n) {
+            return Err(err(
+                hline,
+                format!(
+                    "unknown column `{n}`; expected {}{}",
+                    required.join(","),
+                    if optional.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" and optionally {}", optional.join(","))
+                    }
+                ),
+            ));
+        }
+    }
+    let mut index = Vec::new();
+    for r in required {
+        index.push(Some(
+            names
+                .iter()
+                .position(|n| n == r)
+                .ok_or_else(|| err(hline, format!("missing column `{r}`")))?,
+        ));
+    }
+    for o in optional {
+        index.push(names.iter().position(|n| n == o));
+    }
+    let mut out = Vec::new();
+    for (i, l) in lines {
+        let fields: Vec<&str> = l.split(',').map(str::trim).collect();
+        if fields.len() != names.len() {
+            return Err(err(
+                i,
+                format!("{} fields, the header has {}", fields.len(), names.len()),
+            ));
+        }
+        out.push((i, fields));
+    }
+    Ok((index, out))
+}
+
+/// Reads a machines file.
+pub fn read_machines(path: &Path) -> Result<Vec<MachineRow>, InputError> {
+    let file = path.display().to_string();
+    parse_machines(&read_text(path)?, &file)
+}
+
+/// Parses a machines file's text (`file` names it in errors).
+pub fn parse_machines(text: &str, file: &str) -> Result<Vec<MachineRow>, InputError> {
+    let (ix, rows) = rows(text, file, &["id", "cpus", "speed"], &[])?;
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (line, f) in rows {
+        let err = |message: String| InputError {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let id = f[ix[0].expect("required")].to_string();
+        let positive = |name: &str, v: &str| -> Result<u32, InputError> {
+            v.parse::<u32>().ok().filter(|&x| x > 0).ok_or_else(|| {
+                err(format!(
+                    "machine `{id}`: {name} `{v}` must be a positive whole number"
+                ))
+            })
+        };
+        let cpus = positive("cpus", f[ix[1].expect("required")])?;
+        let speed = positive("speed", f[ix[2].expect("required")])?;
+        if !seen.insert(id.clone()) {
+            return Err(err(format!("duplicate machine id `{id}`")));
+        }
+        out.push(MachineRow {
+            id,
+            machine: Machine { cpus, speed },
+        });
+    }
+    if out.is_empty() {
+        return Err(InputError {
+            file: file.to_string(),
+            line: 1,
+            message: "no machines".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// Seconds (decimals allowed) to whole milliseconds.
+fn seconds(v: &str) -> Option<Time> {
+    let x: f64 = v.parse().ok()?;
+    x.is_finite().then(|| (x * MS as f64).round() as Time)
+}
+
+/// Reads a jobs file, checking every job against the machines (`widest` CPUs).
+pub fn read_jobs(path: &Path, widest: u32) -> Result<Vec<Job>, InputError> {
+    let file = path.display().to_string();
+    parse_jobs(&read_text(path)?, &file, widest)
+}
+
+/// Parses a jobs file's text; job ids must be whole numbers (they identify output rows).
+pub fn parse_jobs(text: &str, file: &str, widest: u32) -> Result<Vec<Job>, InputError> {
+    let (ix, rows) = rows(
+        text,
+        file,
+        &["id", "submit", "cpus", "length"],
+        &["deadline"],
+    )?;
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (line, f) in rows {
+        let err = |message: String| InputError {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let raw_id = f[ix[0].expect("required")];
+        let id: u64 = raw_id
+            .parse()
+            .map_err(|_| err(format!("job id `{raw_id}` must be a whole number")))?;
+        let submit = seconds(f[ix[1].expect("required")])
+            .filter(|&s| s >= 0)
+            .ok_or_else(|| {
+                err(format!(
+                    "job {id}: submit time must be a number of seconds >= 0"
+                ))
+            })?;
+        let cpus: u32 = f[ix[2].expect("required")]
+            .parse()
+            .ok()
+            .filter(|&c| c > 0)
+            .ok_or_else(|| err(format!("job {id}: cpus must be a positive whole number")))?;
+        let length = seconds(f[ix[3].expect("required")])
+            .filter(|&l| l > 0)
+            .ok_or_else(|| {
+                err(format!(
+                    "job {id}: length must be a positive number of seconds"
+                ))
+            })?;
+        if cpus > widest {
+            return Err(err(format!(
+                "job {id} needs {cpus} CPUs; the widest machine has {widest}"
+            )));
+        }
+        let mut job = Job::new(id, submit, cpus, length);
+        if let Some(c) = ix[4] {
+            let v = f[c];
+            if !v.is_empty() {
+                let d = seconds(v).ok_or_else(|| {
+                    err(format!(
+                        "job {id}: deadline `{v}` is not a number of seconds"
+                    ))
+                })?;
+                if d < submit {
+                    return Err(err(format!(
+                        "job {id}: deadline {v} s is before its submit time"
+                    )));
+                }
+                job = job.deadline(d);
+            }
+        }
+        if !seen.insert(id) {
+            return Err(err(format!("duplicate job id {id}")));
+        }
+        out.push(job);
+    }
+    Ok(out)
+}
+
+/// Seconds with millisecond precision, as the files write them.
+pub fn format_seconds(t: Time) -> String {
+    if t % MS == 0 {
+        format!("{}", t / MS)
+    } else {
+        format!("{:.3}", t as f64 / MS as f64)
+    }
+}
+
+/// A machines file: `id,cpus,speed`, ids `0..`.
+pub fn write_machines(machines: &[Machine]) -> String {
+    let mut s = String::from("id,cpus,speed\n");
+    for (i, m) in machines.iter().enumerate() {
+        writeln!(s, "{i},{},{}", m.cpus, m.speed).expect("writing to a String");
+    }
+    s
+}
+
+/// A jobs file: `id,submit,cpus,length,deadline`, in seconds.
+pub fn write_jobs(jobs: &[Job]) -> String {
+    let mut s = String::from("id,submit,cpus,length,deadline\n");
+    for j in jobs {
+        writeln!(
+            s,
+            "{},{},{},{},{}",
+            j.id,
+            format_seconds(j.submit),
+            j.procs,
+            format_seconds(j.run),
+            j.deadline.map(format_seconds).unwrap_or_default()
+        )
+        .expect("writing to a String");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M: &str = "id,cpus,speed\na,4,200\nb,8,400\n";
+
+    #[test]
+    fn files_round_trip_and_bad_rows_name_their_line() {
+        let ms = parse_machines(M, "m.csv").unwrap();
+        assert_eq!(
+            ms[1].machine,
+            Machine {
+                cpus: 8,
+                speed: 400
+            }
+        );
+        let jobs = parse_jobs(
+            "id,submit,cpus,length,deadline\n1,0,2,10.5,30\n2,1.25,8,20,\n",
+            "j.csv",
+            8,
+        )
+        .unwrap();
+        assert_eq!((jobs[0].run, jobs[0].deadline), (10_500, Some(30_000)));
+        assert_eq!((jobs[1].submit, jobs[1].deadline), (1_250, None));
+        assert_eq!(parse_jobs(&write_jobs(&jobs), "x", 8).unwrap(), jobs);
+        let e = |text: &str| parse_jobs(text, "j.csv", 8).unwrap_err().to_string();
+        assert_eq!(
+            e("id,submit,cpus,length\n1,0,9,10\n"),
+            "j.csv:2: job 1 needs 9 CPUs; the widest machine has 8"
+        );
+        assert!(e("id,submit,cpus,length\n1,0,1,-5\n").contains("j.csv:2: job 1: length"));
+        assert!(
+            e("id,submit,cpus,length,deadline\n1,10,1,5,3\n").contains("before its submit time")
+        );
+        assert!(e("id,submit,cpus,length,prio\n").starts_with("j.csv:1: unknown column `prio`"));
+        assert!(e("id,submit,cpus\n").contains("missing column `length`"));
+        assert!(
+            e("id,submit,cpus,length\n1,0,1,5\n1,2,1,5\n").contains("j.csv:3: duplicate job id 1")
+        );
+        assert!(e("id,submit,cpus,length\n1,0,1\n").contains("j.csv:2: 3 fields"));
+        let e = parse_machines("id,cpus,speed\na,0,200\n", "m.csv").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(parse_machines("id,cpus,speed\n", "m.csv").is_err());
+        assert!(
+            parse_machines("id,cpus,speed\na,1,1\na,2,2\n", "m.csv")
+                .unwrap_err()
+                .to_string()
+                .contains("duplicate machine id `a`")
+        );
+    }
+}
