@@ -43,6 +43,9 @@ fn read_text(path: &Path) -> Result<String, InputError> {
     })
 }
 
+/// The column index of each required then optional name, and the (line number, fields) rows.
+type Table<'a> = (Vec<Option<usize>>, Vec<(usize, Vec<&'a str>)>);
+
 /// Splits the CSV into (line number, fields) rows after checking the header against the
 /// required and optional columns; returns the column index of each name.
 fn rows<'a>(
@@ -50,7 +53,7 @@ fn rows<'a>(
     file: &str,
     required: &[&str],
     optional: &[&str],
-) -> Result<(Vec<Option<usize>>, Vec<(usize, Vec<&'a str>)>), InputError> {
+) -> Result<Table<'a>, InputError> {
     let err = |line: usize, message: String| InputError {
         file: file.to_string(),
         line,
