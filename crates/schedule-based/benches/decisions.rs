@@ -3,7 +3,9 @@
 //! one job (every planned job re-inserted), on the paper's 150-machine grid holding `N`
 //! planned jobs (`N` = 10 … 10⁴, all released at time 0 and placed by incr-EG-EDF).
 //!
-//! Groups `schedule-based/<operation>`, benchmarks `planned=<N>`. The state is cloned outside
+//! Group `schedule-based/m150`, benchmarks `<operation>/planned=<N>` (operation `eg-edf`,
+//! `tabu-500`, `re-comp`); `decisions.report.toml` beside this file turns them into
+//! docs/benchmarks.md's table and target. The state is cloned outside
 //! the timed section (`iter_batched`), so only the decision is timed.
 //!
 //! `GRIDSCHED_BENCH_QUICK=1` keeps N ∈ {10, 1000}.
@@ -55,11 +57,14 @@ fn state(n: usize) -> (GridSchedule, Vec<JobInfo>, JobInfo) {
 }
 
 fn decisions(c: &mut Criterion) {
+    // One group for the paper's grid; function = the operation, value = the planned jobs.
+    let mut group = c.benchmark_group("schedule-based/m150");
     for n in sizes() {
         let (g, jobs, next) = state(n);
-        let mut group = c.benchmark_group("schedule-based/eg-edf");
+        let id = |op: &str| BenchmarkId::new(op, format!("planned={n}"));
+        group.sample_size(50);
         group.measurement_time(Duration::from_secs(3));
-        group.bench_function(BenchmarkId::from_parameter(format!("planned={n}")), |b| {
+        group.bench_function(id("eg-edf"), |b| {
             b.iter_batched(
                 || g.clone(),
                 |mut g| {
@@ -69,12 +74,9 @@ fn decisions(c: &mut Criterion) {
                 BatchSize::LargeInput,
             )
         });
-        group.finish();
-
-        let mut group = c.benchmark_group("schedule-based/tabu-500");
         group.sample_size(10);
         group.measurement_time(Duration::from_secs(5));
-        group.bench_function(BenchmarkId::from_parameter(format!("planned={n}")), |b| {
+        group.bench_function(id("tabu-500"), |b| {
             b.iter_batched(
                 || (g.clone(), StreamKey::new(1, "bench").rng()),
                 |(mut g, mut rng)| {
@@ -84,13 +86,9 @@ fn decisions(c: &mut Criterion) {
                 BatchSize::LargeInput,
             )
         });
-        group.finish();
-
         // Re-computation re-inserts all N planned jobs: seconds at N = 10^4.
-        let mut group = c.benchmark_group("schedule-based/re-comp");
-        group.sample_size(10);
         group.measurement_time(Duration::from_secs(if n >= 10_000 { 60 } else { 5 }));
-        group.bench_function(BenchmarkId::from_parameter(format!("planned={n}")), |b| {
+        group.bench_function(id("re-comp"), |b| {
             b.iter_batched(
                 || g.clone(),
                 |mut g| {
@@ -100,8 +98,8 @@ fn decisions(c: &mut Criterion) {
                 BatchSize::LargeInput,
             )
         });
-        group.finish();
     }
+    group.finish();
 }
 
 criterion_group!(benches, decisions);
