@@ -71,7 +71,8 @@ pub use output::{BATSIM_COLUMNS, assign_processors, write_batsim_csv};
 pub use platform::{Machine, Platform};
 pub use profile::Profile;
 pub use sim::{
-    Counters, Dispatcher, JobPhase, JobRecord, Outcome, ReservationId, Round, Simulator,
+    Counters, Dispatcher, JobPhase, JobRecord, LiveReservation, Outcome, ReservationId, Round,
+    RunningJob, Simulator,
 };
 
 /// Simulated time: integer seconds for trace replay (any integer unit for synthetic models).

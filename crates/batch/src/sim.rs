@@ -90,6 +90,29 @@ impl Outcome {
     }
 }
 
+/// A running job as the scheduler sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunningJob {
+    /// Job index.
+    pub index: usize,
+    pub machine: u32,
+    pub procs: u32,
+    pub start: Time,
+    /// The end the scheduler plans with: start + the estimate on its machine (the actual end
+    /// when estimates are exact).
+    pub planned_end: Time,
+}
+
+/// A fixed reservation not yet ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiveReservation {
+    pub id: ReservationId,
+    pub machine: u32,
+    pub start: Time,
+    pub end: Time,
+    pub procs: u32,
+}
+
 /// A fixed reservation's handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ReservationId(pub u32);
@@ -370,6 +393,10 @@ pub struct Simulator {
     /// Some fixed reservation was ever added: promises may legitimately be broken.
     pub(crate) promises_void: bool,
     pub(crate) counters: Counters,
+    /// Jobs added by [`Simulator::submit`] that finished, in completion order, until taken by
+    /// [`Simulator::take_submitted_completions`] (how an application runner on top of the
+    /// background trace learns that its tasks ended, without scanning).
+    submitted_done: Vec<u32>,
 }
 
 impl Simulator {
@@ -445,6 +472,7 @@ impl Simulator {
             reservations_changed: false,
             promises_void: false,
             counters: Counters::default(),
+            submitted_done: Vec::new(),
         }
     }
 
@@ -532,6 +560,59 @@ impl Simulator {
     /// Number of running jobs.
     pub fn running_count(&self) -> usize {
         self.running.len()
+    }
+
+    /// The running jobs, by job index.
+    pub fn running(&self) -> Vec<RunningJob> {
+        let mut out: Vec<RunningJob> = self
+            .running
+            .iter()
+            .map(|&Reverse((_, idx))| {
+                let s = &self.st[idx as usize];
+                RunningJob {
+                    index: idx as usize,
+                    machine: s.machine,
+                    procs: self.jobs[idx as usize].procs,
+                    start: s.start,
+                    planned_end: s.est_end,
+                }
+            })
+            .collect();
+        out.sort_unstable_by_key(|r| r.index);
+        out
+    }
+
+    /// The fixed reservations that have not ended, by id.
+    pub fn live_reservations(&self) -> impl Iterator<Item = LiveReservation> + '_ {
+        self.reservations
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.live && r.end > self.now)
+            .map(|(i, r)| LiveReservation {
+                id: ReservationId(i as u32),
+                machine: r.machine,
+                start: r.start,
+                end: r.end,
+                procs: r.procs,
+            })
+    }
+
+    /// The run time the scheduler plans job `index` with on its (planned) machine, or on
+    /// machine 0 if it has none yet: the actual or the requested time per
+    /// [`Config::estimates`], scaled by the machine's speed.
+    pub fn planned_run_time(&self, index: usize) -> Time {
+        let m = match self.st[index].machine {
+            u32::MAX => 0,
+            m => m as usize,
+        };
+        self.platform
+            .duration(m, self.jobs[index].estimate(self.config.estimates))
+    }
+
+    /// Moves the indices of jobs added by [`submit`](Self::submit) that finished since the
+    /// last call into `out` (appended, in completion order).
+    pub fn take_submitted_completions(&mut self, out: &mut Vec<usize>) {
+        out.extend(self.submitted_done.drain(..).map(|i| i as usize));
     }
 
     /// Finished jobs, in job-index order.
@@ -842,6 +923,9 @@ impl Simulator {
         self.released = true;
         if let PolicyState::External(x) = &mut self.policy {
             x.completed.push(idx);
+        }
+        if idx as usize >= self.n_trace {
+            self.submitted_done.push(idx);
         }
         if est_end > now {
             // Ended before its estimate: the profile still holds it until `est_end`.
