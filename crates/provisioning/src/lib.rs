@@ -8,15 +8,30 @@
 //!   with release times, for plan evaluation).
 //! - [`holes`]: the slots of a conservative-backfilling schedule (the batch simulator's),
 //!   its free area cut into per-processor holes: the default slot source.
+//! - [`plan`]: plan evaluation, HEFT on slot bins with release times, and the allocation-cost
+//!   rules of §2.6.
+//! - [`moga`]: MOGA (§2.7) and the α selector (eq. 15).
+//! - [`provision`]: the advertised slots of several sites, one MOGA run per submission, the
+//!   plan per α; load scaling of background traces (§2.15).
+//! - [`besteffort`]: the just-in-time best-effort baseline on the sites' batch queues (§2.4),
+//!   single- and multi-site.
 //! - [`site`]: chapter 3's incremental Figure 2 site ([`SlotSite`]), advertisements and the
 //!   advertisement horizon; why Figure 2 is not exactly conservative backfilling.
 
+pub mod besteffort;
 pub mod holes;
+pub mod moga;
+pub mod plan;
+pub mod provision;
 pub mod site;
 pub mod slot;
 pub mod slotset;
 
+pub use besteffort::{BestEffort, BestEffortError};
 pub use holes::{Busy, HolesError, holes, schedule_holes};
+pub use moga::{Member, MogaConfig, MogaResult, select};
+pub use plan::{App, Candidate, Evaluation, Evaluator, Placement, Schedule, candidates_of};
+pub use provision::{Provisioned, WEEK, advertised, offered_load, provision, scale_load};
 pub use site::{Advertisement, Horizon, SiteError, SlotSite};
 pub use slot::{HOUR, Offer, Refusal, Request};
 pub use slotset::{Consume, Found, Merge, OPEN, Slot, SlotSet, Use};
