@@ -19,6 +19,8 @@ pub mod castillo;
 pub mod klusacek;
 pub mod kumar;
 pub mod logs;
+mod memo;
+pub mod singh;
 
 include!(concat!(env!("OUT_DIR"), "/sources.rs"));
 
@@ -27,6 +29,7 @@ include!(concat!(env!("OUT_DIR"), "/sources.rs"));
 pub fn catalog() -> Catalog {
     Catalog::new()
         .document(&castillo::PAPER, castillo::models())
+        .document(&singh::PAPER, singh::models())
         .document(&klusacek::PAPER, klusacek::models())
         .document(&kumar::PAPER, kumar::models())
         .document(&logs::PAPER, logs::models())

@@ -6,6 +6,7 @@ mod coalloc;
 mod grid;
 mod map;
 mod out;
+mod provision;
 mod replay;
 mod reproduce;
 mod schedule;
@@ -54,6 +55,12 @@ enum Command {
     /// (Klusáček & Rudová) or FCFS / EASY / Flexible backfilling; `grid generate` writes the
     /// paper's workload.
     Grid(grid::GridArgs),
+    /// The slots a conservative-backfilling site advertises at a moment of its log (Singh
+    /// ch. 3): one row per slot (start, duration, processors, kind, cost).
+    Slots(provision::SlotsArgs),
+    /// Provision a workflow (DAX, WfCommons, synthetic or CyberShake) on the slots of one or
+    /// more sites with MOGA (Singh ch. 4), beside its just-in-time best-effort run.
+    Provision(provision::ProvisionArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +77,8 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Coalloc(args) => coalloc::run(args),
         Command::Grid(args) => grid::run_command(args),
+        Command::Slots(args) => provision::slots(args),
+        Command::Provision(args) => provision::provision_cmd(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,12 +6,12 @@
 //! - [`slot`]: the slot `<s, n, d, c, f, b, e>` and Table 1's costs.
 //! - [`slotset`]: the slot set and Figure 2, "scheduling a task on a set of slots" (also
 //!   with release times, for plan evaluation).
-//! - [`holes`]: the slots of a conservative-backfilling schedule (the batch simulator's),
+//! - [`holes`](mod@holes): the slots of a conservative-backfilling schedule (the batch simulator's),
 //!   its free area cut into per-processor holes: the default slot source.
 //! - [`plan`]: plan evaluation, HEFT on slot bins with release times, and the allocation-cost
 //!   rules of §2.6.
 //! - [`moga`]: MOGA (§2.7) and the α selector (eq. 15).
-//! - [`provision`]: the advertised slots of several sites, one MOGA run per submission, the
+//! - [`provision`](mod@provision): the advertised slots of several sites, one MOGA run per submission, the
 //!   plan per α; load scaling of background traces (§2.15).
 //! - [`besteffort`]: the just-in-time best-effort baseline on the sites' batch queues (§2.4),
 //!   single- and multi-site.

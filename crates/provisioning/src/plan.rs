@@ -30,7 +30,7 @@ pub struct Candidate {
     /// Index of the resource (site) advertising it.
     pub resource: u32,
     pub start: Time,
-    /// [`OPEN`] for an extensible slot.
+    /// [`OPEN`](crate::OPEN) for an extensible slot.
     pub end: Time,
     pub procs: u32,
     pub divisible: bool,
@@ -39,14 +39,6 @@ pub struct Candidate {
     pub unit_cost: f64,
     /// SU per slot.
     pub fixed_cost: f64,
-}
-
-impl Candidate {
-    /// The charge for the whole slot from its start to `end` (indivisible slots).
-    fn full_charge(&self, end: Time) -> f64 {
-        f64::from(self.procs) * (end - self.start) as f64 / HOUR as f64 * self.unit_cost
-            + self.fixed_cost
-    }
 }
 
 /// A workflow compiled for repeated evaluation: priority order, processors, whole-second run
@@ -196,8 +188,15 @@ pub struct Evaluator<'a> {
     placed_on: Vec<u32>,
     uses: Vec<Use>,
     used: Vec<bool>,
-    divisible_charge: Vec<f64>,
+    /// Processor-seconds used in each divisible candidate.
+    divisible_area: Vec<i64>,
     last_end: Vec<Time>,
+    /// Each candidate's price class, and the distinct (unit, fixed) prices: costs are summed
+    /// in integer processor-seconds per class, so equal plans cost exactly the same.
+    price_class: Vec<usize>,
+    prices: Vec<(f64, f64)>,
+    class_area: Vec<i64>,
+    class_fees: Vec<u32>,
 }
 
 const UNPLACED: u32 = u32::MAX;
@@ -211,6 +210,17 @@ impl<'a> Evaluator<'a> {
             .map(|c| c.resource as usize + 1)
             .max()
             .unwrap_or(1);
+        let mut prices: Vec<(f64, f64)> = Vec::new();
+        let price_class = candidates
+            .iter()
+            .map(|c| {
+                let p = (c.unit_cost, c.fixed_cost);
+                prices.iter().position(|&q| q == p).unwrap_or_else(|| {
+                    prices.push(p);
+                    prices.len() - 1
+                })
+            })
+            .collect();
         Evaluator {
             app,
             candidates,
@@ -223,8 +233,12 @@ impl<'a> Evaluator<'a> {
             placed_on: vec![UNPLACED; app.len()],
             uses: Vec::new(),
             used: vec![false; candidates.len()],
-            divisible_charge: vec![0.0; candidates.len()],
+            divisible_area: vec![0; candidates.len()],
             last_end: vec![0; candidates.len()],
+            price_class,
+            class_area: vec![0; prices.len()],
+            class_fees: vec![0; prices.len()],
+            prices,
         }
     }
 
@@ -249,17 +263,43 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn charge(&self, i: usize) -> f64 {
+    /// Candidate `i`'s charge: (processor-seconds, fees).
+    fn charge_parts(&self, i: usize) -> (i64, u32) {
         let c = &self.candidates[i];
         if !self.used[i] {
-            0.0
+            (0, 0)
         } else if c.divisible {
-            self.divisible_charge[i] + c.fixed_cost
+            (self.divisible_area[i], 1)
         } else if c.extensible {
-            c.full_charge(self.last_end[i])
+            (i64::from(c.procs) * (self.last_end[i] - c.start), 1)
         } else {
-            c.full_charge(c.end)
+            (i64::from(c.procs) * (c.end - c.start), 1)
         }
+    }
+
+    fn charge(&self, i: usize) -> f64 {
+        let (area, fees) = self.charge_parts(i);
+        let (unit, fixed) = self.prices[self.price_class[i]];
+        area as f64 / HOUR as f64 * unit + f64::from(fees) * fixed
+    }
+
+    /// The plan's AC: integer processor-seconds and fee counts per price class.
+    fn total_charge(&mut self) -> f64 {
+        self.class_area.fill(0);
+        self.class_fees.fill(0);
+        for i in 0..self.candidates.len() {
+            let (area, fees) = self.charge_parts(i);
+            self.class_area[self.price_class[i]] += area;
+            self.class_fees[self.price_class[i]] += fees;
+        }
+        self.prices
+            .iter()
+            .enumerate()
+            .map(|(k, &(unit, fixed))| {
+                self.class_area[k] as f64 / HOUR as f64 * unit
+                    + f64::from(self.class_fees[k]) * fixed
+            })
+            .sum()
     }
 
     fn run(&mut self, plan: &[bool], mut out: Option<&mut Vec<Option<Placement>>>) -> Evaluation {
@@ -273,7 +313,7 @@ impl<'a> Evaluator<'a> {
         }
         for (i, c) in self.candidates.iter().enumerate() {
             self.used[i] = false;
-            self.divisible_charge[i] = 0.0;
+            self.divisible_area[i] = 0;
             self.last_end[i] = c.start;
             if plan[i] {
                 self.bins[c.resource as usize].add(
@@ -335,8 +375,7 @@ impl<'a> Evaluator<'a> {
                     self.used[o] = true;
                     self.last_end[o] = self.last_end[o].max(start + dur);
                     if self.candidates[o].divisible {
-                        self.divisible_charge[o] += f64::from(u.procs) * dur as f64 / HOUR as f64
-                            * self.candidates[o].unit_cost;
+                        self.divisible_area[o] += i64::from(u.procs) * dur;
                     }
                 }
                 (start, r)
@@ -355,7 +394,7 @@ impl<'a> Evaluator<'a> {
                 });
             }
         }
-        let ac = (0..self.candidates.len()).map(|i| self.charge(i)).sum();
+        let ac = self.total_charge();
         Evaluation {
             ac,
             sc: (unscheduled == 0).then_some(makespan_end - self.submit),

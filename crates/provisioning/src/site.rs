@@ -15,7 +15,7 @@
 //! does not allow it, returns the earliest start its own slots allow, and never moves a placed
 //! job. How often the two differ on the real logs is measured by `singh-fig-4`. The default
 //! slot source of the experiments is therefore the conservative-backfilling schedule itself,
-//! cut into holes ([`crate::holes`]).
+//! cut into holes ([`crate::holes()`]).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

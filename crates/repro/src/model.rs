@@ -112,6 +112,11 @@ impl ParamSet {
     }
 
     /// Sets one value.
+    /// Removes a parameter (e.g. to name what a run shares with other series).
+    pub fn remove(&mut self, name: &str) {
+        self.values.remove(name);
+    }
+
     pub fn set(&mut self, name: &str, value: ParamValue) {
         self.values.insert(name.to_string(), value);
     }

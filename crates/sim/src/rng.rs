@@ -67,6 +67,16 @@ impl StreamKey {
         self
     }
 
+    /// The master seed (the sweep's `seed`), for streams a run shares with other sweeps.
+    pub fn master_seed(&self) -> u64 {
+        self.master_seed
+    }
+
+    /// The replication index.
+    pub fn replication_index(&self) -> u32 {
+        self.replication
+    }
+
     /// The 32-byte seed of this stream.
     pub fn seed(&self) -> [u8; 32] {
         let mut hasher = blake3::Hasher::new_derive_key("gridsched 2026 random stream v1");

@@ -319,7 +319,8 @@ impl Workflow {
     /// a dummy exit task (id `exit`) after every task without children (0 runtime, 0
     /// processors, 0-byte edges), as spec §2.5 assumes ("one entry and one exit task (add
     /// dummies)"). With `only_if_needed`, a dummy is added only where there are several
-    /// entries (exits).
+    /// entries (exits). A task already named `entry` (`exit`) where a dummy is needed is a
+    /// duplicate-id error.
     pub fn with_entry_exit(&self, only_if_needed: bool) -> Result<Workflow, WorkflowError> {
         let mut b = self.to_builder(self.source.clone());
         let entries = self.entries();

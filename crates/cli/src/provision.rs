@@ -1,0 +1,544 @@
+//! `slots` and `provision` (Singh, chapters 3–4): what a conservative-backfilling site
+//! advertises at a moment of its log, and a workflow provisioned on those slots by MOGA beside
+//! its just-in-time best-effort run on the same sites.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use gridsched_batch::{Config, Estimates, Platform, Policy, Simulator, Time, swf::trace_jobs};
+use gridsched_provisioning::{
+    App, Horizon, MogaConfig, SlotSite, besteffort, provision, schedule_holes,
+};
+use gridsched_sim::StreamKey;
+use gridsched_workflow::{
+    CyberShake, GBIT, ReadOptions, SyntheticWorkflow, TransferModel, Workflow, read_workflow,
+};
+use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
+
+use crate::out;
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum EstimatesArg {
+    /// Exact run times (the thesis's default).
+    Actual,
+    /// The log's requested times (field 9); jobs end early and the schedule is compressed.
+    Requested,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum SourceArg {
+    /// The holes of the conservative-backfilling schedule (per-processor, grouped).
+    Schedule,
+    /// The thesis's incremental Figure 2 site (exact run times only).
+    Figure2,
+}
+
+/// A site: a log and its processor count.
+#[derive(Debug, Args)]
+struct SiteArgs {
+    /// The site's Parallel Workloads Archive log: a path or a short name (CTC, SDSC, KTH, ...).
+    #[arg(long)]
+    trace: String,
+    /// Processors of the site (default: the log's MaxProcs; the thesis used 430 for CTC).
+    #[arg(long)]
+    procs: Option<u32>,
+    /// Only the first N jobs of the log.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Data directory for short log names (default: $GRIDSCHED_DATA, else ../shared/data).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SlotsArgs {
+    #[command(flatten)]
+    site: SiteArgs,
+    /// When, in log time (seconds from the log's start): `3600`, `36h`, `2d12h`, `90m`.
+    #[arg(long, value_parser = parse_time)]
+    at: Time,
+    /// Run times the site plans with.
+    #[arg(long, value_enum, default_value = "actual")]
+    estimates: EstimatesArg,
+    /// Where the slots come from.
+    #[arg(long, value_enum, default_value = "schedule")]
+    source: SourceArg,
+    /// Advertisement horizon ahead of now, hours (extensible slots run to it).
+    #[arg(long, default_value_t = 48.0)]
+    horizon_h: f64,
+    /// One row per slot: start_s, start_h (after --at), duration_s, procs, divisible,
+    /// extensible, cost_su (`-` for standard output; the summary then goes to standard error).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum AlgorithmArg {
+    /// The multi-objective genetic algorithm of chapter 4.
+    Moga,
+}
+
+#[derive(Debug, Args)]
+pub struct ProvisionArgs {
+    /// The workflow: a Pegasus DAX (.xml/.dax) or WfCommons (.json) file, optionally gzipped;
+    /// or `synthetic` (the thesis's generator: --tasks, --procs-mean) or `cybershake` (Table 2).
+    #[arg(long)]
+    workflow: String,
+    /// The site's log (one site); or use --sites.
+    #[arg(long, conflicts_with = "sites", required_unless_present = "sites")]
+    trace: Option<String>,
+    /// Several sites: comma-separated logs, each NAME or NAME:PROCS (e.g. CTC:430,SDSC:128).
+    #[arg(long, value_delimiter = ',')]
+    sites: Vec<String>,
+    /// Processors of the --trace site (default: the log's MaxProcs).
+    #[arg(long, requires = "trace")]
+    procs: Option<u32>,
+    /// Only the first N jobs of each log.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Data directory for short log names.
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Submission time, in log time: `3600`, `36h`, `2d12h`.
+    #[arg(long, value_parser = parse_time)]
+    at: Time,
+    /// Trade-off factor of eq. 15: 1 the cheapest plan of the Pareto set, 0 the fastest.
+    #[arg(long, default_value_t = 0.5)]
+    alpha: f64,
+    /// Provisioning algorithm.
+    #[arg(long, value_enum, default_value = "moga")]
+    algorithm: AlgorithmArg,
+    /// MOGA population.
+    #[arg(long, default_value_t = 100)]
+    population: usize,
+    /// MOGA generations.
+    #[arg(long, default_value_t = 10)]
+    generations: usize,
+    /// Seed of MOGA (and of a synthetic workflow).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Synthetic workflow: tasks.
+    #[arg(long, default_value_t = 100)]
+    tasks: u32,
+    /// Synthetic workflow: mean processors per task.
+    #[arg(long, default_value_t = 22)]
+    procs_mean: u32,
+    /// Bandwidth between sites, Gbit/s (multi-site).
+    #[arg(long, default_value_t = 10.0)]
+    bandwidth_gbps: f64,
+    /// Latency between sites, seconds (multi-site).
+    #[arg(long, default_value_t = 150.0)]
+    latency_s: f64,
+    /// The task schedule: one row per task with its provisioned and best-effort placement
+    /// (`-` for standard output; the summary then goes to standard error).
+    #[arg(long)]
+    out: PathBuf,
+    /// Also write the slots the plan buys (one row per advertised slot with its charge).
+    #[arg(long)]
+    slots_out: Option<PathBuf>,
+}
+
+/// Parses `3600`, `90s`, `36h`, `2d12h`, `1d2h30m`: seconds.
+pub fn parse_time(s: &str) -> Result<Time, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err("empty time".into());
+    }
+    if let Ok(v) = s.parse::<i64>() {
+        return if v >= 0 {
+            Ok(v)
+        } else {
+            Err(format!("negative time {v}"))
+        };
+    }
+    let mut total: i64 = 0;
+    let mut num = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() || c == '.' {
+            num.push(c);
+            continue;
+        }
+        let unit = match c {
+            'd' => 86_400.0,
+            'h' => 3_600.0,
+            'm' => 60.0,
+            's' => 1.0,
+            _ => return Err(format!("`{s}`: unknown unit `{c}` (use d, h, m, s)")),
+        };
+        let v: f64 = num
+            .parse()
+            .map_err(|_| format!("`{s}`: a number must come before `{c}`"))?;
+        total += (v * unit).round() as i64;
+        num.clear();
+    }
+    if !num.is_empty() {
+        return Err(format!("`{s}`: `{num}` has no unit"));
+    }
+    Ok(total)
+}
+
+/// The site's log loaded as jobs, its processor count, and the path read.
+fn load_site(
+    trace: &str,
+    procs: Option<u32>,
+    limit: Option<usize>,
+    data: Option<&Path>,
+) -> Result<(Vec<gridsched_batch::Job>, u32, String)> {
+    let path = trace_path(&data_dir(data), trace);
+    let log = load_swf(&path, SwfLoadOptions { limit })?;
+    let procs = match procs {
+        Some(0) => bail!("--procs must be positive"),
+        Some(p) => p,
+        None => log
+            .header
+            .max_procs
+            .and_then(|m| u32::try_from(m).ok())
+            .filter(|&m| m > 0)
+            .with_context(|| {
+                format!(
+                    "{}: no MaxProcs in the header: give --procs",
+                    path.display()
+                )
+            })?,
+    };
+    let tj = trace_jobs(&log, procs);
+    if tj.too_wide > 0 {
+        eprintln!(
+            "{}: {} jobs need more than {procs} processors and are dropped",
+            path.display(),
+            tj.too_wide
+        );
+    }
+    if tj.jobs.is_empty() {
+        bail!("{}: no jobs", path.display());
+    }
+    Ok((tj.jobs, procs, path.display().to_string()))
+}
+
+fn simulator(
+    jobs: Vec<gridsched_batch::Job>,
+    procs: u32,
+    estimates: Estimates,
+) -> Result<Simulator> {
+    Ok(Simulator::with_jobs(
+        Platform::cluster(procs)?,
+        Config::new(Policy::Conservative)
+            .estimates(estimates)
+            .check_invariants(false),
+        jobs,
+    )?)
+}
+
+/// The last planned finish of a conservative schedule.
+fn last_finish(sim: &Simulator) -> Time {
+    let run = sim.running().iter().map(|r| r.planned_end).max();
+    let queued = sim
+        .queued()
+        .into_iter()
+        .filter_map(|i| sim.record(i).start.map(|s| s + sim.planned_run_time(i)))
+        .max();
+    run.max(queued).unwrap_or(sim.now())
+}
+
+pub fn slots(a: SlotsArgs) -> Result<()> {
+    let (jobs, procs, path) = load_site(
+        &a.site.trace,
+        a.site.procs,
+        a.site.limit,
+        a.site.data_dir.as_deref(),
+    )?;
+    if !(a.horizon_h > 0.0 && a.horizon_h.is_finite()) {
+        bail!("--horizon-h must be positive");
+    }
+    let horizon = Horizon {
+        ahead: (a.horizon_h * 3600.0).round() as Time,
+        ..Horizon::default()
+    };
+    let estimates = match a.estimates {
+        EstimatesArg::Actual => Estimates::Actual,
+        EstimatesArg::Requested => Estimates::Requested,
+    };
+    let (set, tasks, h) = match a.source {
+        SourceArg::Schedule => {
+            let mut sim = simulator(jobs, procs, estimates)?;
+            sim.run_until(a.at);
+            let set = schedule_holes(&sim, 0)?;
+            let tasks = sim.running_count() + sim.queued().len();
+            let h = horizon.at(a.at, last_finish(&sim));
+            (set, tasks, h)
+        }
+        SourceArg::Figure2 => {
+            if a.estimates != EstimatesArg::Actual {
+                bail!(
+                    "--source figure2 needs --estimates actual (Figure 2 cannot compress a schedule)"
+                );
+            }
+            let first = jobs.first().map_or(0, |j| j.submit);
+            let mut site = SlotSite::new(procs, first.min(a.at));
+            for j in jobs.iter().filter(|j| j.submit <= a.at) {
+                site.submit(j.id, j.submit, j.procs, j.run)?;
+            }
+            site.advance(a.at);
+            let ad = site.advertise(&horizon);
+            (site.slots().clone(), site.tasks(), ad.horizon)
+        }
+    };
+    let mut csv = String::from("start_s,start_h,duration_s,procs,divisible,extensible,cost_su\n");
+    let offers = set.offers(h, 1.0, 0.0);
+    for o in &offers {
+        writeln!(
+            csv,
+            "{},{:.4},{},{},{},{},{:.4}",
+            o.start,
+            (o.start - a.at) as f64 / 3600.0,
+            o.duration,
+            o.procs,
+            o.divisible,
+            o.extensible,
+            f64::from(o.procs) * o.duration as f64 / 3600.0
+        )?;
+    }
+    out::write(&a.out, csv.as_bytes())?;
+    let constrained = offers.iter().filter(|o| !o.extensible).count();
+    out::say(
+        out::data_on_stdout([a.out.as_path()]),
+        &format!(
+            "{path} on {procs} processors at t = {} s ({:.2} h), {} estimates, {} source\n  tasks in system  {tasks}\n  slots            {} ({constrained} constrained holes, {} edge slots)\n  horizon          {:.2} h ahead\n",
+            a.at,
+            a.at as f64 / 3600.0,
+            match a.estimates {
+                EstimatesArg::Actual => "exact",
+                EstimatesArg::Requested => "requested",
+            },
+            match a.source {
+                SourceArg::Schedule => "schedule-holes",
+                SourceArg::Figure2 => "Figure 2",
+            },
+            offers.len(),
+            offers.len() - constrained,
+            (h - a.at) as f64 / 3600.0
+        ),
+    )?;
+    eprintln!("wrote {}", out::display(&a.out));
+    Ok(())
+}
+
+fn load_workflow(a: &ProvisionArgs, widest: u32) -> Result<Workflow> {
+    let wf = match a.workflow.as_str() {
+        "cybershake" => CyberShake::default().build()?,
+        "synthetic" => SyntheticWorkflow {
+            tasks: a.tasks,
+            procs_mean: a.procs_mean,
+            max_procs: Some(widest),
+            ..SyntheticWorkflow::default()
+        }
+        .generate(&StreamKey::new(a.seed, "gridsched-provision").stream("workflow"))?,
+        path => read_workflow(Path::new(path), &ReadOptions::default())?.with_entry_exit(true)?,
+    };
+    Ok(wf)
+}
+
+pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
+    let outputs = [
+        Some(("--out", a.out.as_path())),
+        a.slots_out.as_deref().map(|p| ("--slots-out", p)),
+    ];
+    gridsched_repro::output::check_one_stdout(outputs.into_iter().flatten())?;
+    if !(0.0..=1.0).contains(&a.alpha) {
+        bail!("--alpha must be in [0, 1]");
+    }
+    if a.population < 2 {
+        bail!("--population must be at least 2");
+    }
+    let AlgorithmArg::Moga = a.algorithm;
+    // The sites.
+    let specs: Vec<(String, Option<u32>)> = match &a.trace {
+        Some(t) => vec![(t.clone(), a.procs)],
+        None => a
+            .sites
+            .iter()
+            .map(|s| match s.split_once(':') {
+                Some((n, p)) => p
+                    .parse::<u32>()
+                    .map(|p| (n.to_string(), Some(p)))
+                    .map_err(|_| anyhow::anyhow!("--sites: `{s}`: PROCS must be a number")),
+                None => Ok((s.clone(), None)),
+            })
+            .collect::<Result<_>>()?,
+    };
+    let mut sites = Vec::new();
+    let mut names = Vec::new();
+    for (name, procs) in &specs {
+        let (jobs, p, path) = load_site(name, *procs, a.limit, a.data_dir.as_deref())?;
+        let mut sim = simulator(jobs, p, Estimates::Actual)?;
+        sim.run_until(a.at);
+        sites.push(sim);
+        names.push(format!("{name}:{p} ({path})"));
+    }
+    let widest = sites
+        .iter()
+        .map(|s| s.platform().machines()[0].cpus)
+        .max()
+        .unwrap_or(0);
+    let wf = load_workflow(&a, widest)?;
+    let transfer = if sites.len() > 1 {
+        TransferModel::new(a.bandwidth_gbps * GBIT, a.latency_s)?
+    } else {
+        TransferModel::none()
+    };
+    let app = App::from_workflow(&wf, &transfer);
+    if let Some(t) = wf.tasks().iter().find(|t| t.procs > widest) {
+        bail!(
+            "{}: task {} needs {} processors; the widest site has {widest}",
+            wf.source(),
+            t.id,
+            t.procs
+        );
+    }
+    let config = MogaConfig {
+        population: a.population,
+        generations: a.generations,
+        ..MogaConfig::default()
+    };
+    let mut rng = StreamKey::new(a.seed, "gridsched-provision")
+        .stream("moga")
+        .rng();
+    let p = provision(&app, &sites, &config, &mut rng)?;
+    let (member, schedule) = p.plan(&app, a.alpha).with_context(|| {
+        format!(
+            "no feasible plan among {} evaluations ({} slots advertised)",
+            p.moga.evaluations,
+            p.candidates.len()
+        )
+    })?;
+    let mut be_sites = sites;
+    let be = besteffort::run(&app, &mut be_sites)?;
+    // The task schedule.
+    let site_name = |r: u32| {
+        if r == u32::MAX {
+            String::new()
+        } else {
+            specs[r as usize].0.clone()
+        }
+    };
+    let mut csv = String::from(
+        "task,name,procs,runtime_s,plan_site,plan_start_s,plan_end_s,be_site,be_submit_s,be_start_s,be_end_s\n",
+    );
+    for t in wf.task_ids() {
+        let task = wf.task(t);
+        let pl = schedule.tasks[t.index()];
+        let b = be.tasks[t.index()];
+        writeln!(
+            csv,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            csv_field(&task.id),
+            csv_field(&task.name),
+            task.procs,
+            app.duration(t.0),
+            pl.map(|x| site_name(x.resource)).unwrap_or_default(),
+            pl.map(|x| x.start.to_string()).unwrap_or_default(),
+            pl.map(|x| x.end.to_string()).unwrap_or_default(),
+            site_name(b.0),
+            b.1,
+            b.2,
+            b.3
+        )?;
+    }
+    out::write(&a.out, csv.as_bytes())?;
+    let bought: Vec<usize> = (0..p.candidates.len())
+        .filter(|&i| member.genome[i] && schedule.charged[i] > 0.0)
+        .collect();
+    if let Some(path) = &a.slots_out {
+        let mut s =
+            String::from("site,start_s,end_s,procs,divisible,extensible,selected,charged_su\n");
+        for (i, c) in p.candidates.iter().enumerate() {
+            writeln!(
+                s,
+                "{},{},{},{},{},{},{},{:.4}",
+                site_name(c.resource),
+                c.start,
+                if c.extensible {
+                    String::new()
+                } else {
+                    c.end.to_string()
+                },
+                c.procs,
+                c.divisible,
+                c.extensible,
+                member.genome[i],
+                schedule.charged[i]
+            )?;
+        }
+        out::write(path, s.as_bytes())?;
+    }
+    let mut text = format!(
+        "{} ({} tasks) submitted at t = {} s on {}\n  advertised slots   {}\n  MOGA               {} plans evaluated ({} feasible), Pareto set of {}:\n",
+        wf.source(),
+        wf.len(),
+        a.at,
+        names.join(", "),
+        p.candidates.len(),
+        p.moga.evaluations,
+        p.moga.feasible,
+        p.moga.archive.len()
+    );
+    for m in &p.moga.archive {
+        writeln!(
+            text,
+            "    AC {:>10.2} SU   makespan {:>8.2} h",
+            m.eval.ac,
+            m.eval.sc.unwrap_or(0) as f64 / 3600.0
+        )?;
+    }
+    let mk = member.eval.sc.unwrap_or(0) as f64 / 3600.0;
+    let be_h = be.makespan as f64 / 3600.0;
+    writeln!(
+        text,
+        "  plan (alpha {:.2})   makespan {:.2} h, allocation cost {:.2} SU, {} slots bought\n  best effort        makespan {:.2} h, allocation cost {:.2} SU\n  provisioned / BE   makespan x{:.3}, cost x{:.3}",
+        a.alpha,
+        mk,
+        member.eval.ac,
+        bought.len(),
+        be_h,
+        be.cost,
+        mk / be_h,
+        member.eval.ac / be.cost
+    )?;
+    let to_stderr = out::data_on_stdout(
+        [Some(a.out.as_path()), a.slots_out.as_deref()]
+            .into_iter()
+            .flatten(),
+    );
+    out::say(to_stderr, &text)?;
+    eprintln!("wrote {}", out::display(&a.out));
+    Ok(())
+}
+
+/// A CSV field, quoted when it holds a comma, quote or newline.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_time;
+
+    #[test]
+    fn times() {
+        assert_eq!(parse_time("3600"), Ok(3600));
+        assert_eq!(parse_time("2d12h"), Ok(216_000));
+        assert_eq!(parse_time("1.5h"), Ok(5400));
+        assert_eq!(parse_time("90m"), Ok(5400));
+        assert!(parse_time("5x").is_err());
+        assert!(parse_time("-5").is_err());
+        assert!(parse_time("h").is_err());
+        assert!(parse_time("12").is_ok());
+        assert!(parse_time("3h20").is_err());
+    }
+}
