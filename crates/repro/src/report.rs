@@ -36,6 +36,17 @@ pub fn write_report(
         }
         writeln!(body, "## {} (seed {})\n", paper.citation, paper.seed).ok();
         writeln!(body, "Implementation spec: `shared/spec/{}`.\n", paper.spec).ok();
+        // The readings chosen where the document is silent live beside its entries, written by
+        // hand; the report carries them so the numbers and the choices behind them stay together.
+        let readings = project
+            .root
+            .join("experiments")
+            .join(paper.key)
+            .join("READINGS.md");
+        if let Ok(text) = std::fs::read_to_string(&readings) {
+            body.push_str(text.trim_end());
+            body.push_str("\n\n");
+        }
         let mut counts = Counts::default();
         let mut scales: Vec<&str> = Vec::new();
         let mut run = 0;
