@@ -15,7 +15,7 @@ use gridsched_sim::StreamKey;
 use gridsched_workflow::{
     CyberShake, GBIT, ReadOptions, SyntheticWorkflow, TransferModel, Workflow, read_workflow,
 };
-use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
+use gridsched_workload::swf::{DATA_ENV, SwfLoadOptions, TRACES, data_dir, load_swf, trace_path};
 
 use crate::out;
 
@@ -186,7 +186,25 @@ fn load_site(
     limit: Option<usize>,
     data: Option<&Path>,
 ) -> Result<(Vec<gridsched_batch::Job>, u32, String)> {
-    let path = trace_path(&data_dir(data), trace);
+    let dir = data_dir(data);
+    let path = trace_path(&dir, trace);
+    if !path.exists() {
+        // The reader's own message repeats the OS error and does not say where short names
+        // are looked up.
+        let names: Vec<&str> = TRACES.iter().map(|(n, _)| *n).collect();
+        if names.iter().any(|n| n.eq_ignore_ascii_case(trace)) {
+            bail!(
+                "{}: no such file (log `{trace}` of the data directory {}; give --data-dir or set {DATA_ENV})",
+                path.display(),
+                dir.display()
+            );
+        }
+        bail!(
+            "{trace}: no such file, and not a log name ({}) of the data directory {}",
+            names.join(", "),
+            dir.display()
+        );
+    }
     let log = load_swf(&path, SwfLoadOptions { limit })?;
     let procs = match procs {
         Some(0) => bail!("--procs must be positive"),
@@ -325,7 +343,9 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
     Ok(())
 }
 
-fn load_workflow(a: &ProvisionArgs, widest: u32) -> Result<Workflow> {
+/// The workflow, and how many of its tasks are its own: the dummy entry and exit added to a
+/// file's workflow come after them and are left out of the schedule CSV.
+fn load_workflow(a: &ProvisionArgs, widest: u32) -> Result<(Workflow, usize)> {
     let wf = match a.workflow.as_str() {
         "cybershake" => CyberShake::default().build()?,
         "synthetic" => SyntheticWorkflow {
@@ -335,9 +355,17 @@ fn load_workflow(a: &ProvisionArgs, widest: u32) -> Result<Workflow> {
             ..SyntheticWorkflow::default()
         }
         .generate(&StreamKey::new(a.seed, "gridsched-provision").stream("workflow"))?,
-        path => read_workflow(Path::new(path), &ReadOptions::default())?.with_entry_exit(true)?,
+        path => {
+            let wf = read_workflow(Path::new(path), &ReadOptions::default())?;
+            if wf.is_empty() {
+                bail!("{}: no tasks", wf.source());
+            }
+            let own = wf.len();
+            return Ok((wf.with_entry_exit(true)?, own));
+        }
     };
-    Ok(wf)
+    let own = wf.len();
+    Ok((wf, own))
 }
 
 pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
@@ -382,7 +410,7 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
         .map(|s| s.platform().machines()[0].cpus)
         .max()
         .unwrap_or(0);
-    let wf = load_workflow(&a, widest)?;
+    let (wf, own) = load_workflow(&a, widest)?;
     let transfer = if sites.len() > 1 {
         TransferModel::new(a.bandwidth_gbps * GBIT, a.latency_s)?
     } else {
@@ -426,7 +454,7 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     let mut csv = String::from(
         "task,name,procs,runtime_s,plan_site,plan_start_s,plan_end_s,be_site,be_submit_s,be_start_s,be_end_s\n",
     );
-    for t in wf.task_ids() {
+    for t in wf.task_ids().take(own) {
         let task = wf.task(t);
         let pl = schedule.tasks[t.index()];
         let b = be.tasks[t.index()];
@@ -476,7 +504,7 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     let mut text = format!(
         "{} ({} tasks) submitted at t = {} s on {}\n  advertised slots   {}\n  MOGA               {} plans evaluated ({} feasible), Pareto set of {}:\n",
         wf.source(),
-        wf.len(),
+        own,
         a.at,
         names.join(", "),
         p.candidates.len(),

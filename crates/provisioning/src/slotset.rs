@@ -124,8 +124,10 @@ pub struct SlotSet {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Consume {
     /// Of every slot spanning the window, the latest-starting first, then the one ending
-    /// first (the tightest fit; it keeps long free intervals whole). Figure 2's start times
-    /// then equal conservative backfilling's on a processor-count profile (property-tested).
+    /// first (the tightest fit; it keeps long free intervals whole). Like
+    /// [`Consume::Figure2`] it is not conservative backfilling: committing
+    /// processors at planning time can leave a later job no set of slots spanning its window
+    /// although the processor count would (`tests/figure2.rs` keeps a minimal counterexample).
     #[default]
     Tightest,
     /// Figure 2 as the spec reconstructs it: the slot that proposed the start, then the slots

@@ -67,6 +67,7 @@ impl Work {
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
     free: Vec<(Time, u32)>,
+    merged: Vec<(Time, u32)>,
     events: Vec<(Time, i32)>,
     steps: Vec<(Time, i32)>,
     /// A candidate's planned list.
@@ -83,13 +84,17 @@ pub fn compact(
     scratch: &mut Scratch,
     work: &mut Work,
 ) -> Aggregates {
-    let free = &mut scratch.free;
+    let Scratch { free, merged, .. } = scratch;
     free.clear();
     free.extend(
         busy.iter()
             .enumerate()
             .map(|(c, &b)| (b.max(now), c as u32)),
     );
+    // Kept sorted by (free time, CPU id): the r smallest pairs are the first r, and after a
+    // job takes them they only need merging back (O(R) per job, where selecting them afresh
+    // was the hot spot of re-comp-EG-EDF).
+    free.sort_unstable();
     // The latest end of a running job, never `now`: aggregates must not depend on when they
     // were computed.
     let mut agg = Aggregates {
@@ -100,13 +105,12 @@ pub fn compact(
     for job in jobs.iter_mut() {
         let r = job.procs as usize;
         debug_assert!(r >= 1 && r <= free.len(), "job wider than its machine");
-        // The r smallest (free, cpu) pairs come first; the r-th is in place.
-        free.select_nth_unstable(r - 1);
         let start = prev.max(free[r - 1].0);
         let end = start + job.duration;
         for f in &mut free[..r] {
             f.0 = end;
         }
+        merge_taken(free, r, merged);
         job.start = start;
         job.end = end;
         prev = start;
@@ -119,6 +123,30 @@ pub fn compact(
     }
     work.compacted += jobs.len() as u64;
     agg
+}
+
+/// Restores the (free time, CPU id) order of `free` after its first `r` pairs were given one
+/// new free time: sorts them by CPU and merges them with the (sorted) rest.
+fn merge_taken(free: &mut Vec<(Time, u32)>, r: usize, merged: &mut Vec<(Time, u32)>) {
+    let (taken, rest) = free.split_at_mut(r);
+    taken.sort_unstable();
+    if rest.first().is_none_or(|&first| taken[r - 1] <= first) {
+        return; // already in order
+    }
+    merged.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < taken.len() && j < rest.len() {
+        if taken[i] <= rest[j] {
+            merged.push(taken[i]);
+            i += 1;
+        } else {
+            merged.push(rest[j]);
+            j += 1;
+        }
+    }
+    merged.extend_from_slice(&taken[i..]);
+    merged.extend_from_slice(&rest[j..]);
+    std::mem::swap(free, merged);
 }
 
 /// Where the earliest suitable gap is: the start time and the list position that puts the job
