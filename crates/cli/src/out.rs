@@ -10,8 +10,8 @@ use anyhow::{Context, Result};
 
 /// Writes a per-row output file (`-`: standard output).
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    gridsched_repro::output::write_atomic(path, bytes)
-        .with_context(|| format!("writing {}", display(path)))
+    // The writer's error already names the file; the context only says nothing was written.
+    gridsched_repro::output::write_atomic(path, bytes).context("output not written")
 }
 
 /// `standard output` for `-`, else the path.

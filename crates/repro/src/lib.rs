@@ -32,11 +32,10 @@ use std::path::Path;
 /// Everything that can go wrong in the harness; messages name the file or experiment.
 #[derive(Debug, thiserror::Error)]
 pub enum HarnessError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    // Not `source`: the message already carries the I/O error, and a source would make
+    // `{:#}` chains print it twice.
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("{0}")]
     Spec(String),
     #[error("{0}")]
@@ -54,7 +53,7 @@ impl HarnessError {
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         HarnessError::Io {
             path: path.display().to_string(),
-            source,
+            error: source,
         }
     }
 }

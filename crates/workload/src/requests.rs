@@ -36,11 +36,9 @@ impl Default for RequestLimits {
 /// A problem in an input file, located by file and line.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    // Not `source`: the message already carries the I/O error (see `HarnessError::Io`).
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("{path}:{line}: {message}")]
     Invalid {
         path: String,
@@ -139,7 +137,7 @@ pub fn read_requests(path: &Path, limits: &RequestLimits) -> Result<RequestFile,
     let name = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|source| InputError::Io {
         path: name.clone(),
-        source,
+        error: source,
     })?;
     read_requests_from(file, &name, limits)
 }

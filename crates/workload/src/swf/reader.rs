@@ -89,11 +89,11 @@ pub const FIELD_NAMES: [&str; 19] = [
 pub fn open_input(path: &Path) -> Result<Box<dyn BufRead>, InputError> {
     let file = File::open(path).map_err(|source| InputError::Io {
         path: path.display().to_string(),
-        source,
+        error: source,
     })?;
     detect_gzip(BufReader::with_capacity(1 << 16, file)).map_err(|source| InputError::Io {
         path: path.display().to_string(),
-        source,
+        error: source,
     })
 }
 
