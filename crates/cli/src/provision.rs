@@ -235,6 +235,20 @@ fn load_site(
     Ok((tj.jobs, procs, path.display().to_string()))
 }
 
+/// Warns (on standard error, so a piped CSV stays clean) when `at` is past the log's last
+/// submission: the site is then empty or draining, which is legal but rarely what was meant.
+fn warn_past_end(jobs: &[gridsched_batch::Job], at: Time, path: &str) {
+    if let Some(last) = jobs.iter().map(|j| j.submit).max()
+        && at > last
+    {
+        eprintln!(
+            "warning: --at {:.1} h is after the last submission of {path} ({:.1} h): the site holds only what is left of its log",
+            at as f64 / 3600.0,
+            last as f64 / 3600.0
+        );
+    }
+}
+
 fn simulator(
     jobs: Vec<gridsched_batch::Job>,
     procs: u32,
@@ -267,6 +281,7 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
         a.site.limit,
         a.site.data_dir.as_deref(),
     )?;
+    warn_past_end(&jobs, a.at, &path);
     if !(a.horizon_h > 0.0 && a.horizon_h.is_finite()) {
         bail!("--horizon-h must be positive");
     }
@@ -400,6 +415,7 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     let mut names = Vec::new();
     for (name, procs) in &specs {
         let (jobs, p, path) = load_site(name, *procs, a.limit, a.data_dir.as_deref())?;
+        warn_past_end(&jobs, a.at, &path);
         let mut sim = simulator(jobs, p, Estimates::Actual)?;
         sim.run_until(a.at);
         sites.push(sim);

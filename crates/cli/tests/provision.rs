@@ -261,6 +261,27 @@ fn slots_of_a_small_log_are_the_holes_of_its_conservative_schedule() {
     }
 }
 
+#[test]
+fn slots_warn_when_asked_after_the_log_ends_and_not_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = tiny(dir.path());
+    let out = dir.path().join("late.csv");
+    // The last submission is at 5 s: 10 s is after it, 4 s is not.
+    let late = slots_ok(&["--trace", s(&swf), "--at", "10s", "--out", s(&out)]);
+    let err = text(&late.stderr);
+    assert!(
+        err.contains("warning: --at 0.0 h is after the last submission of")
+            && err.contains("tiny.swf"),
+        "{err}"
+    );
+    let early = slots_ok(&["--trace", s(&swf), "--at", "4s", "--out", s(&out)]);
+    assert!(
+        !text(&early.stderr).contains("warning"),
+        "{}",
+        text(&early.stderr)
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // slots on the shipped logs
 
