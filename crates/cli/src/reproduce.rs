@@ -202,7 +202,17 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
         );
         if matches!(c.verdict, Verdict::Fail | Verdict::SoftFail) {
             let why = c.if_fails.as_deref().unwrap_or("not investigated yet");
-            println!("            why: {why}");
+            // A reason is investigated on the committed results, the paper-scale ones where
+            // they exist: its numbers are then not the ones printed above.
+            let scale_of_reason = if c.if_fails.is_some()
+                && r.scale != Scale::Paper
+                && project.runs_csv(exp, Scale::Paper).is_file()
+            {
+                " (investigated at paper scale)"
+            } else {
+                ""
+            };
+            println!("            why{scale_of_reason}: {why}");
         }
     }
     if !r.claims.is_empty() {
