@@ -10,8 +10,16 @@ use anyhow::{Context, Result};
 
 /// Writes a per-row output file (`-`: standard output).
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    // The writer's error already names the file; the context only says nothing was written.
-    gridsched_repro::output::write_atomic(path, bytes).context("output not written")
+    gridsched_repro::output::write_atomic(path, bytes).map_err(|e| {
+        // Name the file once: the writer's error usually starts with it, but not when the
+        // failure was in its directory (a temporary file that could not be created).
+        let shown = display(path);
+        if e.to_string().contains(&shown) {
+            anyhow::Error::new(e).context("output not written")
+        } else {
+            anyhow::Error::new(e).context(format!("output not written to {shown}"))
+        }
+    })
 }
 
 /// `standard output` for `-`, else the path.
@@ -43,8 +51,13 @@ pub fn say(to_stderr: bool, text: &str) -> Result<()> {
 
 /// Whether an error is a closed pipe on our output (`gridsched ... | head`): not a failure.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    let broken = |io: &std::io::Error| io.kind() == std::io::ErrorKind::BrokenPipe;
     e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        // The harness's I/O errors carry the OS error in their message, not as a source.
+        c.downcast_ref::<std::io::Error>().is_some_and(broken)
+            || matches!(
+                c.downcast_ref::<gridsched_repro::HarnessError>(),
+                Some(gridsched_repro::HarnessError::Io { error, .. }) if broken(error)
+            )
     })
 }
