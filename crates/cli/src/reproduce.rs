@@ -183,7 +183,7 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
             r.computed, exp.spec.id
         );
     }
-    for c in &r.claims {
+    for (c, claim) in r.claims.iter().zip(&exp.claims) {
         let soft = if c.soft && c.verdict != Verdict::SoftFail {
             " (soft)"
         } else {
@@ -205,6 +205,7 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
             // A reason is investigated on the committed results, the paper-scale ones where
             // they exist: its numbers are then not the ones printed above.
             let scale_of_reason = if c.if_fails.is_some()
+                && claim.spec().if_fails_quick.is_none()
                 && r.scale != Scale::Paper
                 && project.runs_csv(exp, Scale::Paper).is_file()
             {

@@ -573,7 +573,13 @@ pub(crate) fn evaluate(
         expect: spec.expect.clone(),
         soft: spec.soft,
         kind: spec.kind,
-        if_fails: spec.if_fails.clone(),
+        if_fails: if scale_is_paper {
+            spec.if_fails.clone()
+        } else {
+            spec.if_fails_quick
+                .clone()
+                .or_else(|| spec.if_fails.clone())
+        },
         verdict: Verdict::Skip,
         summary: String::new(),
         points: Vec::new(),

@@ -21,7 +21,8 @@
 //! | `where`  | optional boolean expression over `x` and constants selecting the points in scope (default: all points of the table) |
 //! | `holds`  | optional: how many in-scope points must satisfy `expect`: `"all"` (default), `"any"`, `">= K"` (K points) or `">= P%"` (at least ⌈P·N/100⌉ of the N in-scope points) |
 //! | `soft`   | optional, default `false`: a soft claim depends on an interpretation or mismatched data; it is reported (SOFT-FAIL) but never fails a build |
-//! | `if_fails` | optional: the likely reason, found by investigation, why the claim does not reproduce; the report shows it next to a FAIL or SOFT-FAIL |
+//! | `if_fails` | optional: the likely reason, found by investigation, why the claim does not reproduce on the committed results (paper scale where they exist); the report shows it next to a FAIL or SOFT-FAIL |
+//! | `if_fails_quick` | optional: the reason for a claim that fails only at quick scale (a small-sample effect); shown instead of `if_fails` when the claim is judged at quick scale |
 //! | `kind`   | optional, default `"document"`: whose statement this is (below) |
 //! | `scale`  | optional: `"any"` (default) or `"paper"`: a paper claim (e.g. an absolute "≈ 0" or "< 1%") is only judged at paper scale; elsewhere it is SKIP with the reason "absolute claim needs paper-scale precision" |
 //!
@@ -169,6 +170,10 @@ pub struct ClaimSpec {
     /// next to a FAIL / SOFT-FAIL in the report (never used to change a verdict).
     #[serde(default)]
     pub if_fails: Option<String>,
+    /// The reason at quick scale, when it differs from the paper-scale one (typically: the
+    /// claim holds at paper scale and fails at quick scale for lack of samples).
+    #[serde(default)]
+    pub if_fails_quick: Option<String>,
     /// Whose statement this is; only [`ClaimKind::Document`] claims count as reproduced claims.
     #[serde(default)]
     pub kind: ClaimKind,
@@ -211,6 +216,7 @@ impl ClaimSpec {
             soft: false,
             scale: None,
             if_fails: None,
+            if_fails_quick: None,
             kind: ClaimKind::Document,
         }
     }

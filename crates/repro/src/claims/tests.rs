@@ -666,6 +666,33 @@ fn soft_claims_soft_fail_and_pass() {
 }
 
 #[test]
+fn the_reason_shown_is_the_one_written_for_the_scale_judged() {
+    let t = Table::new(&[1.0]).s("loss", "a", &[0.5]);
+    let mut s = spec("loss[a] < 0.1");
+    s.if_fails = Some("paper-scale reason".into());
+    let c = parse_claim(&s).unwrap();
+    // Without a quick-scale reason, both scales show the paper-scale one.
+    assert_eq!(
+        c.evaluate(&t, false).if_fails.as_deref(),
+        Some("paper-scale reason")
+    );
+    s.if_fails_quick = Some("too few samples".into());
+    let c = parse_claim(&s).unwrap();
+    assert_eq!(
+        c.evaluate(&t, false).if_fails.as_deref(),
+        Some("too few samples")
+    );
+    assert_eq!(
+        c.evaluate(&t, true).if_fails.as_deref(),
+        Some("paper-scale reason")
+    );
+    // A quick-scale reason alone is never shown at paper scale.
+    s.if_fails = None;
+    let c = parse_claim(&s).unwrap();
+    assert_eq!(c.evaluate(&t, true).if_fails, None);
+}
+
+#[test]
 fn paper_scale_claims_skip_at_quick_scale() {
     let t = Table::new(&[1.0]).s("loss", "a", &[0.001]);
     let mut s = spec("loss[a] <= 0.01");
