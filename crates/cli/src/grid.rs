@@ -6,16 +6,45 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
-use gridsched_batch::{Platform, swf::trace_jobs};
+use gridsched_batch::{MachineSelect, Platform, swf::trace_jobs};
 use gridsched_schedule_based::io::{
     format_seconds, read_jobs, read_machines, write_jobs, write_machines,
 };
 use gridsched_schedule_based::workload::{GridWorkload, MS};
-use gridsched_schedule_based::{Algorithm, Config, TabuSetting, run};
+use gridsched_schedule_based::{
+    Algorithm, Config, NondelayedScope, TabuSetting, UsageDefinition, run,
+};
 use gridsched_sim::StreamKey;
 use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
 
 use crate::out;
+
+/// Spec A3: what "usage" of a predicted schedule means in the acceptance criterion.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum UsageArg {
+    /// Planned work over the capacity until the predicted makespan (the spec's proposal).
+    Predicted,
+    /// The paper's weighted usage applied to the predicted schedule from time 0.
+    FromZero,
+}
+
+/// Spec A4: which jobs the acceptance criterion counts as non-delayed.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum NondelayedArg {
+    /// Finished, running and planned jobs on time (the spec's proposal).
+    All,
+    /// Planned jobs only.
+    PlannedOnly,
+}
+
+/// Spec A9: where FCFS, EASY and Flexible backfilling start a job.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum QueueMachineArg {
+    /// The fastest machine that can take it (the spec's proposal).
+    Fastest,
+    /// The lowest-numbered machine that can take it.
+    First,
+}
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum PolicyArg {
@@ -67,9 +96,18 @@ struct RunArgs {
     /// ITERATIONS moves).
     #[arg(long, default_value = "5:500", value_parser = parse_ts)]
     ts: TabuSetting,
-    /// Tabu-list capacity (default: the iterations; the paper does not give it).
+    /// Tabu-list capacity (spec A6; default: the iterations; the paper does not give it).
     #[arg(long)]
     tabu_capacity: Option<u32>,
+    /// Spec A3: the usage term of the schedule-based objective.
+    #[arg(long, value_enum, default_value = "predicted")]
+    usage: UsageArg,
+    /// Spec A4: the jobs the non-delayed term of the schedule-based objective counts.
+    #[arg(long, value_enum, default_value = "all")]
+    nondelayed: NondelayedArg,
+    /// Spec A9: the machine the queue-based policies start a job on.
+    #[arg(long, value_enum, default_value = "fastest")]
+    queue_machine: QueueMachineArg,
     /// Machines: CSV with header `id,cpus,speed`.
     #[arg(long)]
     machines: PathBuf,
@@ -186,7 +224,22 @@ fn run_grid(a: RunArgs) -> Result<()> {
         .stream("move-job")
         .rng();
     let n = jobs.len();
-    let result = run(&platform, jobs, algorithm, &Config::default(), &mut rng)
+    let config = Config {
+        usage: match a.usage {
+            UsageArg::Predicted => UsageDefinition::Predicted,
+            UsageArg::FromZero => UsageDefinition::FromZero,
+        },
+        nondelayed: match a.nondelayed {
+            NondelayedArg::All => NondelayedScope::All,
+            NondelayedArg::PlannedOnly => NondelayedScope::PlannedOnly,
+        },
+        queue_machine_select: match a.queue_machine {
+            QueueMachineArg::Fastest => MachineSelect::Fastest,
+            QueueMachineArg::First => MachineSelect::FirstFit,
+        },
+        ..Config::default()
+    };
+    let result = run(&platform, jobs, algorithm, &config, &mut rng)
         .with_context(|| format!("running {}", algorithm.name()))?;
     let mut csv = String::from("id,submit,machine,start,end,wait,deadline,delayed\n");
     for o in &result.outcomes {
