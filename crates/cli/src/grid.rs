@@ -256,8 +256,8 @@ fn run_grid(a: RunArgs) -> Result<()> {
             u8::from(delayed)
         ));
     }
-    out::write(&a.out, csv.as_bytes())?;
     let m = result.metrics;
+    let mut summary_json = None;
     if let Some(p) = &a.summary_json {
         let v = serde_json::json!({
             "policy": algorithm.name(),
@@ -271,11 +271,15 @@ fn run_grid(a: RunArgs) -> Result<()> {
             "work": result.work,
             "cpu_seconds": result.cpu_seconds,
         });
-        out::write(
-            p,
-            format!("{}\n", serde_json::to_string_pretty(&v)?).as_bytes(),
-        )?;
+        summary_json = Some((
+            p.as_path(),
+            format!("{}\n", serde_json::to_string_pretty(&v)?),
+        ));
     }
+    // The schedule and its summary, both or neither.
+    let mut outputs = vec![(a.out.as_path(), csv.as_bytes())];
+    outputs.extend(summary_json.as_ref().map(|(p, s)| (*p, s.as_bytes())));
+    out::write_all(&outputs)?;
     let to_stderr = out::data_on_stdout(
         [Some(a.out.as_path()), a.summary_json.as_deref()]
             .into_iter()
@@ -315,8 +319,10 @@ fn generate(g: GenerateArgs) -> Result<()> {
     let machines = w.machine_set(&key);
     let jobs = w.job_stream(&key, g.tau);
     let (mpath, jpath) = (g.out_dir.join("machines.csv"), g.out_dir.join("jobs.csv"));
-    out::write(&mpath, write_machines(&machines).as_bytes())?;
-    out::write(&jpath, write_jobs(&jobs).as_bytes())?;
+    out::write_all(&[
+        (&mpath, write_machines(&machines).as_bytes()),
+        (&jpath, write_jobs(&jobs).as_bytes()),
+    ])?;
     eprintln!(
         "wrote {} ({} machines) and {} ({} jobs, τ = {} s, offered load ρ = {:.2}; lengths at reference speed {})",
         mpath.display(),

@@ -10,14 +10,21 @@ use anyhow::{Context, Result};
 
 /// Writes a per-row output file (`-`: standard output).
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    gridsched_repro::output::write_atomic(path, bytes).map_err(|e| {
+    write_all(&[(path, bytes)])
+}
+
+/// Writes a command's outputs all or nothing: if one cannot be written (a missing directory
+/// that cannot be created, a read-only one), none is.
+pub fn write_all(outputs: &[(&Path, &[u8])]) -> Result<()> {
+    gridsched_repro::output::write_all_atomic(outputs).map_err(|e| {
         // Name the file once: the writer's error usually starts with it, but not when the
         // failure was in its directory (a temporary file that could not be created).
-        let shown = display(path);
-        if e.to_string().contains(&shown) {
+        let shown: Vec<String> = outputs.iter().map(|(p, _)| display(p)).collect();
+        let message = e.to_string();
+        if shown.iter().any(|s| message.contains(s.as_str())) {
             anyhow::Error::new(e).context("output not written")
         } else {
-            anyhow::Error::new(e).context(format!("output not written to {shown}"))
+            anyhow::Error::new(e).context(format!("output not written to {}", shown.join(", ")))
         }
     })
 }

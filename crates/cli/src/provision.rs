@@ -490,10 +490,10 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             b.3
         )?;
     }
-    out::write(&a.out, csv.as_bytes())?;
     let bought: Vec<usize> = (0..p.candidates.len())
         .filter(|&i| member.genome[i] && schedule.charged[i] > 0.0)
         .collect();
+    let mut slots_csv = None;
     if let Some(path) = &a.slots_out {
         let mut s =
             String::from("site,start_s,end_s,procs,divisible,extensible,selected,charged_su\n");
@@ -515,8 +515,12 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
                 schedule.charged[i]
             )?;
         }
-        out::write(path, s.as_bytes())?;
+        slots_csv = Some((path.as_path(), s));
     }
+    // Both files or neither.
+    let mut outputs = vec![(a.out.as_path(), csv.as_bytes())];
+    outputs.extend(slots_csv.as_ref().map(|(p, s)| (*p, s.as_bytes())));
+    out::write_all(&outputs)?;
     let mut text = format!(
         "{} ({} tasks) submitted at t = {} s on {}\n  advertised slots   {}\n  MOGA               {} plans evaluated ({} feasible), Pareto set of {}:\n",
         wf.source(),

@@ -186,10 +186,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         }
         None => None,
     };
-    out::write(&args.out, &csv)?;
-    if let (Some(p), Some(s)) = (&args.summary_json, json) {
-        out::write(p, s.as_bytes())?;
+    // The jobs and the summary, both or neither.
+    let mut outputs = vec![(args.out.as_path(), csv.as_slice())];
+    if let (Some(p), Some(s)) = (&args.summary_json, &json) {
+        outputs.push((p.as_path(), s.as_bytes()));
     }
+    out::write_all(&outputs)?;
     let mut report = format!(
         "{}: {} on {procs} processors, {} estimates\n",
         path.display(),

@@ -1480,3 +1480,50 @@ fn alpha_outside_0_1_is_refused() {
         );
     }
 }
+
+/// `--out` and `--slots-out` are written both or neither: when the second cannot be written
+/// (its directory lies under a file), the first, which could be, is not left behind alone.
+#[test]
+fn provision_writes_both_outputs_or_neither() {
+    let dir = tempfile::tempdir().unwrap();
+    let (site, _) = small_sites(dir.path());
+    let dax = dir.path().join("chain.xml");
+    std::fs::write(&dax, chain()).unwrap();
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let out = dir.path().join("plan.csv");
+    let bought = blocker.join("bought.csv");
+    let run = |slots: &Path| {
+        gridsched(&[
+            "provision",
+            "--workflow",
+            s(&dax),
+            "--trace",
+            s(&site),
+            "--at",
+            "100",
+            "--out",
+            s(&out),
+            "--slots-out",
+            s(slots),
+        ])
+    };
+    let before = entries(dir.path());
+    let o = run(&bought);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(s(&blocker)) && !err.contains("panicked"),
+        "{err}"
+    );
+    assert!(
+        !out.exists(),
+        "plan.csv written although bought.csv could not be"
+    );
+    assert_eq!(entries(dir.path()), before, "a file was left behind");
+    // The same command with a writable second path writes both.
+    let ok = dir.path().join("bought.csv");
+    let o = run(&ok);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(out.exists() && ok.exists());
+}

@@ -1,7 +1,7 @@
 //! Result files: per-run CSV, summary CSV, provenance sidecar — written atomically.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -69,12 +69,45 @@ pub fn resolve_links(path: &Path) -> std::io::Result<std::path::PathBuf> {
 ///   written directly, never replaced;
 /// - a directory: an error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
+    stage(path, bytes)?.commit()
+}
+
+/// Writes several outputs all or nothing, as far as the file system allows: every regular
+/// file is first written to a temporary file beside its target, and only when all of them
+/// (and every check on standard output, devices and directories) succeeded are they renamed
+/// into place and the other outputs written. A failure before that leaves no output written.
+pub fn write_all_atomic(outputs: &[(&Path, &[u8])]) -> Result<(), HarnessError> {
+    let staged = outputs
+        .iter()
+        .map(|(path, bytes)| stage(path, bytes))
+        .collect::<Result<Vec<_>, _>>()?;
+    staged.into_iter().try_for_each(Staged::commit)
+}
+
+/// An output ready to be committed (see [`write_atomic`] for the kinds of target).
+#[derive(Debug)]
+pub struct Staged<'a> {
+    path: &'a Path,
+    kind: StagedKind<'a>,
+}
+
+#[derive(Debug)]
+enum StagedKind<'a> {
+    Stdout(&'a [u8]),
+    /// A device, FIFO or socket, written in place at commit.
+    Direct(PathBuf, &'a [u8]),
+    /// A regular file's content, already written and synced to a temporary file.
+    Temp(tempfile::NamedTempFile, PathBuf),
+}
+
+/// Checks the target of `path` and, for a regular file, writes `bytes` to a temporary file
+/// beside it; [`Staged::commit`] puts it in place.
+pub fn stage<'a>(path: &'a Path, bytes: &'a [u8]) -> Result<Staged<'a>, HarnessError> {
     if is_stdout(path) {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|()| out.flush())
-            .map_err(|e| HarnessError::io(Path::new("standard output"), e));
+        return Ok(Staged {
+            path,
+            kind: StagedKind::Stdout(bytes),
+        });
     }
     let target = resolve_links(path).map_err(|e| HarnessError::io(path, e))?;
     let existing = match std::fs::metadata(&target) {
@@ -91,11 +124,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
         }
         if !m.is_file() {
             // A device, FIFO or socket: renaming over it would replace the node itself.
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(&target)
-                .map_err(|e| HarnessError::io(path, e))?;
-            return f.write_all(bytes).map_err(|e| HarnessError::io(path, e));
+            return Ok(Staged {
+                path,
+                kind: StagedKind::Direct(target, bytes),
+            });
         }
     }
     let dir = target
@@ -125,9 +157,38 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
     tmp.as_file()
         .sync_all()
         .map_err(|e| HarnessError::io(path, e))?;
-    tmp.persist(&target)
-        .map_err(|e| HarnessError::io(path, e.error))?;
-    Ok(())
+    Ok(Staged {
+        path,
+        kind: StagedKind::Temp(tmp, target),
+    })
+}
+
+impl Staged<'_> {
+    /// Puts the output in place: renames a regular file's temporary file over its target,
+    /// or writes to standard output or the device.
+    pub fn commit(self) -> Result<(), HarnessError> {
+        let path = self.path;
+        match self.kind {
+            StagedKind::Stdout(bytes) => {
+                let mut out = std::io::stdout().lock();
+                out.write_all(bytes)
+                    .and_then(|()| out.flush())
+                    .map_err(|e| HarnessError::io(Path::new("standard output"), e))
+            }
+            StagedKind::Direct(target, bytes) => {
+                let mut f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&target)
+                    .map_err(|e| HarnessError::io(path, e))?;
+                f.write_all(bytes).map_err(|e| HarnessError::io(path, e))
+            }
+            StagedKind::Temp(tmp, target) => {
+                tmp.persist(&target)
+                    .map_err(|e| HarnessError::io(path, e.error))?;
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Refuses two outputs of one command that both go to standard output.
