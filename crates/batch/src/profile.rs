@@ -305,6 +305,13 @@ impl Profile {
         }
     }
 
+    /// The first change time after `t`, if any: where a forward simulation with no arrivals
+    /// has its next event (a scheduling round at a point where the level only falls can start
+    /// nothing that could not start before it).
+    pub fn next_change(&self, t: Time) -> Option<Time> {
+        self.times.get(self.after(t.max(self.now))).copied()
+    }
+
     /// The minimum level over `[a, b)` (`a < b`, `a ≥ now`).
     pub fn min_free(&self, a: Time, b: Time) -> i64 {
         let (i, j, first) = self.range(a, b);

@@ -15,6 +15,12 @@
 //!   plan per α; load scaling of background traces (§2.15).
 //! - [`besteffort`]: the just-in-time best-effort baseline on the sites' batch queues (§2.4),
 //!   single- and multi-site.
+//! - [`pricing`]: chapter 5's adaptive slot pricing (Figure 22) under conservative and EASY
+//!   backfilling, the query forms (17)–(19) and the eq. 20 start-time choice.
+//! - [`reservations`]: chapter 5's site, a best-effort trace where some jobs reserve a priced
+//!   slot instead of queueing.
+//! - [`var`]: chapter 6's virtual advance reservation (Figure 33) with a queue-wait predictor
+//!   built from the site's own history, and the combined VAR + pricing scheme (Figure 45).
 //! - [`site`]: chapter 3's incremental Figure 2 site ([`SlotSite`]), advertisements and the
 //!   advertisement horizon; why Figure 2 is not exactly conservative backfilling.
 
@@ -22,16 +28,21 @@ pub mod besteffort;
 pub mod holes;
 pub mod moga;
 pub mod plan;
+pub mod pricing;
 pub mod provision;
+pub mod reservations;
 pub mod site;
 pub mod slot;
 pub mod slotset;
+pub mod var;
 
 pub use besteffort::{BestEffort, BestEffortError};
 pub use holes::{Busy, HolesError, holes, schedule_holes};
 pub use moga::{Member, MogaConfig, MogaResult, select};
 pub use plan::{App, Candidate, Evaluation, Evaluator, Placement, Schedule, candidates_of};
+pub use pricing::{Pricer, PricingError, PricingPolicy, QueuedJob, Quote, SiteState, choose};
 pub use provision::{Provisioned, WEEK, advertised, offered_load, provision, scale_load};
+pub use reservations::{PricedRun, PricedRunError, ReservationRequest, Reserved, run_priced_site};
 pub use site::{Advertisement, Horizon, SiteError, SlotSite};
 pub use slot::{HOUR, Offer, Refusal, Request};
 pub use slotset::{Consume, Found, Merge, OPEN, Slot, SlotSet, Use};
