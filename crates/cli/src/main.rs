@@ -6,6 +6,7 @@ mod coalloc;
 mod grid;
 mod map;
 mod out;
+mod price;
 mod provision;
 mod replay;
 mod reproduce;
@@ -61,6 +62,10 @@ enum Command {
     /// Provision a workflow (DAX, WfCommons, synthetic or CyberShake) on the slots of one or
     /// more sites with MOGA (Singh ch. 4), beside its just-in-time best-effort run.
     Provision(provision::ProvisionArgs),
+    /// The adaptive price of a reservation at a moment of a site's log (Singh ch. 5, Figure
+    /// 22): one row per candidate start (query 17 with --start, 19 with --window, else 18)
+    /// with the delay it causes the queue, and the start eq. 20 chooses (--alpha).
+    Price(price::PriceArgs),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +84,7 @@ fn main() -> ExitCode {
         Command::Grid(args) => grid::run_command(args),
         Command::Slots(args) => provision::slots(args),
         Command::Provision(args) => provision::provision_cmd(args),
+        Command::Price(args) => price::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

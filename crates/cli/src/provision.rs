@@ -20,7 +20,7 @@ use gridsched_workload::swf::{DATA_ENV, SwfLoadOptions, TRACES, data_dir, load_s
 use crate::out;
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum EstimatesArg {
+pub(crate) enum EstimatesArg {
     /// Exact run times (the thesis's default).
     Actual,
     /// The log's requested times (field 9); jobs end early and the schedule is compressed.
@@ -179,10 +179,12 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
     Ok(total)
 }
 
-/// The site's log loaded as jobs, its processor count, and the path read.
-fn load_site(
+/// The site's log loaded as jobs, its processor count, and the path read. `procs_flag` names
+/// the option that sets the processor count in messages.
+pub(crate) fn load_site(
     trace: &str,
     procs: Option<u32>,
+    procs_flag: &str,
     limit: Option<usize>,
     data: Option<&Path>,
 ) -> Result<(Vec<gridsched_batch::Job>, u32, String)> {
@@ -207,7 +209,7 @@ fn load_site(
     }
     let log = load_swf(&path, SwfLoadOptions { limit })?;
     let procs = match procs {
-        Some(0) => bail!("--procs must be positive"),
+        Some(0) => bail!("{procs_flag} must be positive"),
         Some(p) => p,
         None => log
             .header
@@ -216,7 +218,7 @@ fn load_site(
             .filter(|&m| m > 0)
             .with_context(|| {
                 format!(
-                    "{}: no MaxProcs in the header: give --procs",
+                    "{}: no MaxProcs in the header: give {procs_flag}",
                     path.display()
                 )
             })?,
@@ -237,7 +239,7 @@ fn load_site(
 
 /// Warns (on standard error, so a piped CSV stays clean) when `at` is past the log's last
 /// submission: the site is then empty or draining, which is legal but rarely what was meant.
-fn warn_past_end(jobs: &[gridsched_batch::Job], at: Time, path: &str) {
+pub(crate) fn warn_past_end(jobs: &[gridsched_batch::Job], at: Time, path: &str) {
     if let Some(last) = jobs.iter().map(|j| j.submit).max()
         && at > last
     {
@@ -249,14 +251,15 @@ fn warn_past_end(jobs: &[gridsched_batch::Job], at: Time, path: &str) {
     }
 }
 
-fn simulator(
+pub(crate) fn simulator(
     jobs: Vec<gridsched_batch::Job>,
     procs: u32,
+    policy: Policy,
     estimates: Estimates,
 ) -> Result<Simulator> {
     Ok(Simulator::with_jobs(
         Platform::cluster(procs)?,
-        Config::new(Policy::Conservative)
+        Config::new(policy)
             .estimates(estimates)
             .check_invariants(false),
         jobs,
@@ -278,6 +281,7 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
     let (jobs, procs, path) = load_site(
         &a.site.trace,
         a.site.procs,
+        "--procs",
         a.site.limit,
         a.site.data_dir.as_deref(),
     )?;
@@ -295,7 +299,7 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
     };
     let (set, tasks, h) = match a.source {
         SourceArg::Schedule => {
-            let mut sim = simulator(jobs, procs, estimates)?;
+            let mut sim = simulator(jobs, procs, Policy::Conservative, estimates)?;
             sim.run_until(a.at);
             let set = schedule_holes(&sim, 0)?;
             let tasks = sim.running_count() + sim.queued().len();
@@ -414,9 +418,9 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     let mut sites = Vec::new();
     let mut names = Vec::new();
     for (name, procs) in &specs {
-        let (jobs, p, path) = load_site(name, *procs, a.limit, a.data_dir.as_deref())?;
+        let (jobs, p, path) = load_site(name, *procs, "--procs", a.limit, a.data_dir.as_deref())?;
         warn_past_end(&jobs, a.at, &path);
-        let mut sim = simulator(jobs, p, Estimates::Actual)?;
+        let mut sim = simulator(jobs, p, Policy::Conservative, Estimates::Actual)?;
         sim.run_until(a.at);
         sites.push(sim);
         names.push(format!("{name}:{p} ({path})"));
