@@ -9,7 +9,8 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use gridsched_batch::{Config, Estimates, Platform, Policy, Simulator, Time, swf::trace_jobs};
 use gridsched_provisioning::{
-    App, Horizon, MogaConfig, SlotSite, besteffort, provision, schedule_holes,
+    App, Horizon, MogaConfig, PricingPolicy, SlotSite, besteffort, provision, provision_greedy,
+    schedule_holes,
 };
 use gridsched_sim::StreamKey;
 use gridsched_workflow::{
@@ -76,8 +77,12 @@ pub struct SlotsArgs {
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum AlgorithmArg {
-    /// The multi-objective genetic algorithm of chapter 4.
+    /// The multi-objective genetic algorithm of chapter 4, on the slots the sites advertise.
     Moga,
+    /// Chapter 7's greedy algorithm (Figure 51): each task in HEFT order reserves the start
+    /// that minimises alpha x cost + (1 - alpha) x finish among the sites' adaptively priced
+    /// answers (Figure 22 under conservative backfilling).
+    Greedy,
 }
 
 #[derive(Debug, Args)]
@@ -104,7 +109,9 @@ pub struct ProvisionArgs {
     /// Submission time, in log time: `3600`, `36h`, `2d12h`.
     #[arg(long, value_parser = parse_time)]
     at: Time,
-    /// Trade-off factor of eq. 15: 1 the cheapest plan of the Pareto set, 0 the fastest.
+    /// Trade-off factor: MOGA (eq. 15) 1 the cheapest plan of the Pareto set, 0 the fastest;
+    /// greedy (Figure 51) per task, 1 the cheapest start (never delays the queue), 0 the
+    /// earliest finish.
     #[arg(long, default_value_t = 0.5)]
     alpha: f64,
     /// Provisioning algorithm.
@@ -135,7 +142,8 @@ pub struct ProvisionArgs {
     /// (`-` for standard output; the summary then goes to standard error).
     #[arg(long)]
     out: PathBuf,
-    /// Also write the slots the plan buys (one row per advertised slot with its charge).
+    /// Also write the slots: MOGA, one row per advertised slot with its charge; greedy, one row
+    /// per reservation with its adaptive price.
     #[arg(long)]
     slots_out: Option<PathBuf>,
 }
@@ -399,7 +407,6 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     if a.population < 2 {
         bail!("--population must be at least 2");
     }
-    let AlgorithmArg::Moga = a.algorithm;
     // The sites.
     let specs: Vec<(String, Option<u32>)> = match &a.trace {
         Some(t) => vec![(t.clone(), a.procs)],
@@ -445,25 +452,6 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             t.procs
         );
     }
-    let config = MogaConfig {
-        population: a.population,
-        generations: a.generations,
-        ..MogaConfig::default()
-    };
-    let mut rng = StreamKey::new(a.seed, "gridsched-provision")
-        .stream("moga")
-        .rng();
-    let p = provision(&app, &sites, &config, &mut rng)?;
-    let (member, schedule) = p.plan(&app, a.alpha).with_context(|| {
-        format!(
-            "no feasible plan among {} evaluations ({} slots advertised)",
-            p.moga.evaluations,
-            p.candidates.len()
-        )
-    })?;
-    let mut be_sites = sites;
-    let be = besteffort::run(&app, &mut be_sites)?;
-    // The task schedule.
     let site_name = |r: u32| {
         if r == u32::MAX {
             String::new()
@@ -471,12 +459,19 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             specs[r as usize].0.clone()
         }
     };
+    let plan = match a.algorithm {
+        AlgorithmArg::Moga => plan_moga(&a, &app, &sites, &site_name)?,
+        AlgorithmArg::Greedy => plan_greedy(&a, &app, &sites, &site_name)?,
+    };
+    let mut be_sites = sites;
+    let be = besteffort::run(&app, &mut be_sites)?;
+    // The task schedule.
     let mut csv = String::from(
         "task,name,procs,runtime_s,plan_site,plan_start_s,plan_end_s,be_site,be_submit_s,be_start_s,be_end_s\n",
     );
     for t in wf.task_ids().take(own) {
         let task = wf.task(t);
-        let pl = schedule.tasks[t.index()];
+        let pl = plan.tasks[t.index()];
         let b = be.tasks[t.index()];
         writeln!(
             csv,
@@ -485,78 +480,39 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             csv_field(&task.name),
             task.procs,
             app.duration(t.0),
-            pl.map(|x| site_name(x.resource)).unwrap_or_default(),
-            pl.map(|x| x.start.to_string()).unwrap_or_default(),
-            pl.map(|x| x.end.to_string()).unwrap_or_default(),
+            pl.map(|x| site_name(x.0)).unwrap_or_default(),
+            pl.map(|x| x.1.to_string()).unwrap_or_default(),
+            pl.map(|x| x.2.to_string()).unwrap_or_default(),
             site_name(b.0),
             b.1,
             b.2,
             b.3
         )?;
     }
-    let bought: Vec<usize> = (0..p.candidates.len())
-        .filter(|&i| member.genome[i] && schedule.charged[i] > 0.0)
-        .collect();
-    let mut slots_csv = None;
-    if let Some(path) = &a.slots_out {
-        let mut s =
-            String::from("site,start_s,end_s,procs,divisible,extensible,selected,charged_su\n");
-        for (i, c) in p.candidates.iter().enumerate() {
-            writeln!(
-                s,
-                "{},{},{},{},{},{},{},{:.4}",
-                site_name(c.resource),
-                c.start,
-                if c.extensible {
-                    String::new()
-                } else {
-                    c.end.to_string()
-                },
-                c.procs,
-                c.divisible,
-                c.extensible,
-                member.genome[i],
-                schedule.charged[i]
-            )?;
-        }
-        slots_csv = Some((path.as_path(), s));
-    }
+    let slots_csv = a
+        .slots_out
+        .as_ref()
+        .map(|path| (path.as_path(), plan.slots_csv.clone()));
     // Both files or neither.
     let mut outputs = vec![(a.out.as_path(), csv.as_bytes())];
     outputs.extend(slots_csv.as_ref().map(|(p, s)| (*p, s.as_bytes())));
     out::write_all(&outputs)?;
     let mut text = format!(
-        "{} ({} tasks) submitted at t = {} s on {}\n  advertised slots   {}\n  MOGA               {} plans evaluated ({} feasible), Pareto set of {}:\n",
+        "{} ({} tasks) submitted at t = {} s on {}\n",
         wf.source(),
         own,
         a.at,
         names.join(", "),
-        p.candidates.len(),
-        p.moga.evaluations,
-        p.moga.feasible,
-        p.moga.archive.len()
     );
-    for m in &p.moga.archive {
-        writeln!(
-            text,
-            "    AC {:>10.2} SU   makespan {:>8.2} h",
-            m.eval.ac,
-            m.eval.sc.unwrap_or(0) as f64 / 3600.0
-        )?;
-    }
-    let mk = member.eval.sc.unwrap_or(0) as f64 / 3600.0;
+    text.push_str(&plan.summary);
     let be_h = be.makespan as f64 / 3600.0;
     writeln!(
         text,
-        "  plan (alpha {:.2})   makespan {:.2} h, allocation cost {:.2} SU, {} slots bought\n  best effort        makespan {:.2} h, allocation cost {:.2} SU\n  provisioned / BE   makespan x{:.3}, cost x{:.3}",
-        a.alpha,
-        mk,
-        member.eval.ac,
-        bought.len(),
+        "  best effort        makespan {:.2} h, allocation cost {:.2} SU\n  provisioned / BE   makespan x{:.3}, cost x{:.3}",
         be_h,
         be.cost,
-        mk / be_h,
-        member.eval.ac / be.cost
+        plan.makespan_h / be_h,
+        plan.cost / be.cost
     )?;
     let to_stderr = out::data_on_stdout(
         [Some(a.out.as_path()), a.slots_out.as_deref()]
@@ -566,6 +522,141 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     out::say(to_stderr, &text)?;
     eprintln!("wrote {}", out::display(&a.out));
     Ok(())
+}
+
+/// A provisioned plan, whatever the algorithm: per task `(site, start, end)` (dummies
+/// `None`), its makespan and cost, the summary lines and the `--slots-out` table.
+struct PlanOut {
+    tasks: Vec<Option<(u32, Time, Time)>>,
+    makespan_h: f64,
+    cost: f64,
+    summary: String,
+    slots_csv: String,
+}
+
+fn plan_moga(
+    a: &ProvisionArgs,
+    app: &App,
+    sites: &[Simulator],
+    site_name: &dyn Fn(u32) -> String,
+) -> Result<PlanOut> {
+    let config = MogaConfig {
+        population: a.population,
+        generations: a.generations,
+        ..MogaConfig::default()
+    };
+    let mut rng = StreamKey::new(a.seed, "gridsched-provision")
+        .stream("moga")
+        .rng();
+    let p = provision(app, sites, &config, &mut rng)?;
+    let (member, schedule) = p.plan(app, a.alpha).with_context(|| {
+        format!(
+            "no feasible plan among {} evaluations ({} slots advertised)",
+            p.moga.evaluations,
+            p.candidates.len()
+        )
+    })?;
+    let bought = (0..p.candidates.len())
+        .filter(|&i| member.genome[i] && schedule.charged[i] > 0.0)
+        .count();
+    let mut slots_csv =
+        String::from("site,start_s,end_s,procs,divisible,extensible,selected,charged_su\n");
+    for (i, c) in p.candidates.iter().enumerate() {
+        writeln!(
+            slots_csv,
+            "{},{},{},{},{},{},{},{:.4}",
+            site_name(c.resource),
+            c.start,
+            if c.extensible {
+                String::new()
+            } else {
+                c.end.to_string()
+            },
+            c.procs,
+            c.divisible,
+            c.extensible,
+            member.genome[i],
+            schedule.charged[i]
+        )?;
+    }
+    let mut summary = format!(
+        "  advertised slots   {}\n  MOGA               {} plans evaluated ({} feasible), Pareto set of {}:\n",
+        p.candidates.len(),
+        p.moga.evaluations,
+        p.moga.feasible,
+        p.moga.archive.len()
+    );
+    for m in &p.moga.archive {
+        writeln!(
+            summary,
+            "    AC {:>10.2} SU   makespan {:>8.2} h",
+            m.eval.ac,
+            m.eval.sc.unwrap_or(0) as f64 / 3600.0
+        )?;
+    }
+    let makespan_h = member.eval.sc.unwrap_or(0) as f64 / 3600.0;
+    writeln!(
+        summary,
+        "  plan (alpha {:.2})   makespan {:.2} h, allocation cost {:.2} SU, {} slots bought",
+        a.alpha, makespan_h, member.eval.ac, bought
+    )?;
+    Ok(PlanOut {
+        tasks: schedule
+            .tasks
+            .iter()
+            .map(|t| t.map(|x| (x.resource, x.start, x.end)))
+            .collect(),
+        makespan_h,
+        cost: member.eval.ac,
+        summary,
+        slots_csv,
+    })
+}
+
+fn plan_greedy(
+    a: &ProvisionArgs,
+    app: &App,
+    sites: &[Simulator],
+    site_name: &dyn Fn(u32) -> String,
+) -> Result<PlanOut> {
+    // The reservations go into clones: the best-effort run sees the sites as they were.
+    let mut clones = sites.to_vec();
+    let g = provision_greedy(app, &mut clones, PricingPolicy::Conservative, a.alpha)?;
+    let mut tasks = vec![None; app.len()];
+    let mut slots_csv = String::from("task,site,start_s,end_s,procs,base_su,price_su\n");
+    let mut priced = 0;
+    for r in &g.reservations {
+        tasks[r.task as usize] = Some((r.resource, r.start, r.end));
+        priced += usize::from(r.price > 0.0);
+        writeln!(
+            slots_csv,
+            "{},{},{},{},{},{:.4},{:.4}",
+            r.task,
+            site_name(r.resource),
+            r.start,
+            r.end,
+            r.procs,
+            f64::from(r.procs) * (r.end - r.start) as f64 / 3600.0,
+            r.price
+        )?;
+    }
+    let makespan_h = g.makespan as f64 / 3600.0;
+    let summary = format!(
+        "  greedy (alpha {:.2}) {} reservations ({} priced above 0) chosen among {} priced starts\n  plan               makespan {:.2} h, allocation cost {:.2} SU\n",
+        a.alpha,
+        g.reservations.len(),
+        priced,
+        g.answers,
+        makespan_h,
+        g.cost
+    );
+    Ok(PlanOut {
+        tasks,
+        makespan_h,
+        cost: g.cost,
+        summary,
+        slots_csv,
+    })
 }
 
 /// A CSV field, quoted when it holds a comma, quote or newline.

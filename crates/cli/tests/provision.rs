@@ -1527,3 +1527,67 @@ fn provision_writes_both_outputs_or_neither() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(out.exists() && ok.exists());
 }
+
+/// `provision --algorithm greedy` (chapter 7, Figure 51) on a shipped DAX: every task of the
+/// file reserved once, at or after the submission and after each parent's end; the cost is
+/// the sum of the reservations' base charges and prices; α = 1 never pays a price, so its
+/// cost is exactly the best-effort cost, and α = 0 costs at least as much.
+#[test]
+fn greedy_provisioning_respects_precedence_and_alpha_1_costs_best_effort() {
+    let Some(data) = data() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = data.join("workflows/pegasus-dax/CyberShake_30.xml");
+    let flow = scan_dax(&path);
+    let site = ["--trace", "SDSC", "--data-dir", s(&data)];
+    let mut costs = Vec::new();
+    for alpha in ["0", "1"] {
+        let (o, out, res) = provision(
+            dir.path(),
+            &format!("g{alpha}"),
+            &path,
+            &site,
+            &["--algorithm", "greedy", "--alpha", alpha],
+        );
+        let stdout = text(&o.stdout);
+        let t = Table::read(&out);
+        assert_eq!(t.rows.len(), flow.ids.len(), "one row per task of the file");
+        let mut start = HashMap::new();
+        let mut end = HashMap::new();
+        for r in &t.rows {
+            let id = t.get(r, "task").to_string();
+            assert_eq!(t.get(r, "plan_site"), "SDSC");
+            let (s0, e0) = (t.int(r, "plan_start_s"), t.int(r, "plan_end_s"));
+            assert!(s0 >= AT_20D && e0 > s0, "{r:?}");
+            start.insert(id.clone(), s0);
+            end.insert(id, e0);
+        }
+        for (p, c) in &flow.edges {
+            assert!(end[p] <= start[c], "{p} → {c}: {} > {}", end[p], start[c]);
+        }
+        let rs = Table::read(&res);
+        assert_eq!(rs.rows.len(), flow.ids.len(), "one reservation per task");
+        let num = |r: &[String], c: &str| rs.get(r, c).parse::<f64>().unwrap();
+        let total: f64 = rs
+            .rows
+            .iter()
+            .map(|r| num(r, "base_su") + num(r, "price_su"))
+            .sum();
+        let printed = stdout
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("plan "))
+            .and_then(|l| l.split("allocation cost ").nth(1))
+            .and_then(|l| l.split_whitespace().next())
+            .map(|v| v.parse::<f64>().unwrap())
+            .unwrap_or_else(|| panic!("no plan line in\n{stdout}"));
+        assert!(
+            (total - printed).abs() < 0.01 * flow.ids.len() as f64,
+            "{total} vs {printed}"
+        );
+        if alpha == "1" {
+            assert!(rs.rows.iter().all(|r| num(r, "price_su") == 0.0));
+            assert!(stdout.contains("cost x1.000"), "{stdout}");
+        }
+        costs.push(printed);
+    }
+    assert!(costs[0] >= costs[1], "{costs:?}");
+}

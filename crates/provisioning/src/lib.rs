@@ -13,6 +13,7 @@
 //! - [`moga`]: MOGA (§2.7) and the α selector (eq. 15).
 //! - [`provision`](mod@provision): the advertised slots of several sites, one MOGA run per submission, the
 //!   plan per α; load scaling of background traces (§2.15).
+//! - [`greedy`]: chapter 7's greedy provisioning with adaptive pricing (Figure 51).
 //! - [`besteffort`]: the just-in-time best-effort baseline on the sites' batch queues (§2.4),
 //!   single- and multi-site.
 //! - [`pricing`]: chapter 5's adaptive slot pricing (Figure 22) under conservative and EASY
@@ -25,6 +26,7 @@
 //!   advertisement horizon; why Figure 2 is not exactly conservative backfilling.
 
 pub mod besteffort;
+pub mod greedy;
 pub mod holes;
 pub mod moga;
 pub mod plan;
@@ -37,6 +39,7 @@ pub mod slotset;
 pub mod var;
 
 pub use besteffort::{BestEffort, BestEffortError};
+pub use greedy::{GreedyError, GreedyPlan, Reservation, provision_greedy};
 pub use holes::{Busy, HolesError, holes, schedule_holes};
 pub use moga::{Member, MogaConfig, MogaResult, select};
 pub use plan::{App, Candidate, Evaluation, Evaluator, Placement, Schedule, candidates_of};

@@ -16,6 +16,7 @@ pub mod background;
 pub mod pricing;
 pub mod provision;
 pub mod slots;
+pub mod var;
 
 /// The document.
 pub static PAPER: Paper = Paper {
@@ -31,5 +32,6 @@ pub fn models() -> Vec<Box<dyn Model>> {
         Box::new(slots::SinghSlots),
         Box::new(provision::SinghProvision),
         Box::new(pricing::SinghPricing),
+        Box::new(var::SinghVar),
     ]
 }

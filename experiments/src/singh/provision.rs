@@ -23,9 +23,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use gridsched_batch::{Estimates, Time};
+use gridsched_batch::{Estimates, Simulator, Time};
 use gridsched_provisioning::{
-    App, MogaConfig, Provisioned, besteffort, offered_load, provision, select,
+    App, GreedyPlan, MogaConfig, PricingPolicy, Provisioned, besteffort, offered_load, provision,
+    provision_greedy, select,
 };
 use gridsched_repro::model::{CurveMeasurement, Measurement, Model, ModelError, ParamSet};
 use gridsched_sim::StreamKey;
@@ -47,8 +48,15 @@ const PARAMETERS: &[(&str, &str)] = &[
     ),
     ("site_count", "use the first N sites (default: all)"),
     ("copy_p", "override every site's COPY_P (the load axis)"),
-    ("algorithm", "moga | be (required)"),
-    ("alpha", "trade-off factor of eq. 15 (moga)"),
+    ("algorithm", "moga | greedy | be (required)"),
+    (
+        "alpha",
+        "trade-off factor of eq. 15 (moga) or Figure 51 (greedy)",
+    ),
+    (
+        "compare",
+        "moga (default) | greedy: the provisioner the figure compares best effort with (greedy: MOGA is not run)",
+    ),
     (
         "workflow",
         "synthetic (default) | cybershake | a DAX or WfCommons file",
@@ -109,13 +117,16 @@ const METRICS: &[&str] = &[
     "feasible_frac",
     "load",
     "tasks",
+    "answers",
 ];
 
-/// One submission: MOGA's outcome and the best-effort run.
+/// One submission: MOGA's outcome (unless the figure compares the greedy provisioner), the
+/// best-effort run, and the sites at the submission time (for the greedy runs).
 #[derive(Debug)]
 struct Sample {
     app: App,
-    provisioned: Provisioned,
+    provisioned: Option<Provisioned>,
+    sites: Vec<Simulator>,
     be_makespan: Time,
     load: f64,
 }
@@ -235,15 +246,19 @@ fn compute(params: &ParamSet, key: &StreamKey, jobs: u64) -> Result<Sample, Mode
         generations: params.u32_or("generations", 10)? as usize,
         ..MogaConfig::default()
     };
-    let mut rng = key.clone().series("").stream("moga").rng();
-    let provisioned =
-        provision(&app, &sims, &config, &mut rng).map_err(ModelError::from_display)?;
-    let mut be_sites = sims;
+    let provisioned = if compare_greedy(params)? {
+        None
+    } else {
+        let mut rng = key.clone().series("").stream("moga").rng();
+        Some(provision(&app, &sims, &config, &mut rng).map_err(ModelError::from_display)?)
+    };
+    let mut be_sites = sims.clone();
     let be = besteffort::run(&app, &mut be_sites).map_err(ModelError::from_display)?;
     Ok(Sample {
         load: offered_load(&backgrounds[0], sites[0].procs),
         app,
         provisioned,
+        sites: sims,
         be_makespan: be.makespan,
     })
 }
@@ -253,14 +268,31 @@ fn sample(params: &ParamSet, key: &StreamKey, jobs: u64) -> Result<Arc<Sample>, 
     CACHE.get(sample_id(params, key, jobs), || compute(params, key, jobs))
 }
 
-fn measure(s: &Sample, moga: bool, alpha: f64) -> Result<Measurement, ModelError> {
+fn compare_greedy(params: &ParamSet) -> Result<bool, ModelError> {
+    params.choice("compare", false, &[("moga", false), ("greedy", true)])
+}
+
+/// Figure 51 on clones of the sample's sites, once per (sample, α).
+fn greedy(s: &Sample, id: &str, alpha: f64) -> Result<Arc<GreedyPlan>, ModelError> {
+    static CACHE: Memo<GreedyPlan> = Memo::new();
+    CACHE.get(format!("{id}|{alpha}"), || {
+        let mut sites = s.sites.clone();
+        provision_greedy(&s.app, &mut sites, PricingPolicy::Conservative, alpha)
+            .map_err(ModelError::from_display)
+    })
+}
+
+fn measure(s: &Sample, id: &str, algo: Algorithm, alpha: f64) -> Result<Measurement, ModelError> {
     let be_h = s.be_makespan as f64 / 3600.0;
     let be_ac = s.app.best_effort_cost();
-    let chosen = |a: f64| {
-        let m = select(&s.provisioned.moga.archive, a).ok_or_else(|| {
+    let moga_of = |a: f64| {
+        let p = s.provisioned.as_ref().ok_or_else(|| {
+            ModelError("algorithm = moga needs compare = moga (the default)".into())
+        })?;
+        let m = select(&p.moga.archive, a).ok_or_else(|| {
             ModelError(format!(
                 "MOGA found no feasible plan among {} evaluations",
-                s.provisioned.moga.evaluations
+                p.moga.evaluations
             ))
         })?;
         Ok::<_, ModelError>((
@@ -268,10 +300,24 @@ fn measure(s: &Sample, moga: bool, alpha: f64) -> Result<Measurement, ModelError
             m.eval.ac,
         ))
     };
-    let (mk, ac) = if moga { chosen(alpha)? } else { (be_h, be_ac) };
-    let (mk1, ac1) = if moga { chosen(1.0)? } else { (be_h, be_ac) };
-    let moga_r = &s.provisioned.moga;
-    Ok(vec![
+    let greedy_of = |a: f64| {
+        let g = greedy(s, id, a)?;
+        Ok::<_, ModelError>((g.makespan as f64 / 3600.0, g.cost, g.answers as f64))
+    };
+    let (mk, ac, mk1, ac1, answers) = match algo {
+        Algorithm::Moga => {
+            let (mk, ac) = moga_of(alpha)?;
+            let (mk1, ac1) = moga_of(1.0)?;
+            (mk, ac, mk1, ac1, 0.0)
+        }
+        Algorithm::Greedy => {
+            let (mk, ac, n) = greedy_of(alpha)?;
+            let (mk1, ac1, _) = greedy_of(1.0)?;
+            (mk, ac, mk1, ac1, n)
+        }
+        Algorithm::BestEffort => (be_h, be_ac, be_h, be_ac, 0.0),
+    };
+    let mut out = vec![
         ("makespan_h", mk),
         ("ac_su", ac),
         ("be_makespan_h", be_h),
@@ -282,24 +328,46 @@ fn measure(s: &Sample, moga: bool, alpha: f64) -> Result<Measurement, ModelError
         ("ac_extra_su", ac - be_ac),
         ("makespan_vs_alpha1_h", mk - mk1),
         ("ac_vs_alpha1_su", ac - ac1),
-        ("slots", s.provisioned.candidates.len() as f64),
-        ("archive", moga_r.archive.len() as f64),
-        (
-            "feasible_frac",
-            moga_r.feasible as f64 / moga_r.evaluations.max(1) as f64,
-        ),
-        ("load", s.load),
-        ("tasks", s.app.len() as f64),
-    ])
+    ];
+    if let Some(p) = &s.provisioned {
+        out.extend([
+            ("slots", p.candidates.len() as f64),
+            ("archive", p.moga.archive.len() as f64),
+            (
+                "feasible_frac",
+                p.moga.feasible as f64 / p.moga.evaluations.max(1) as f64,
+            ),
+        ]);
+    }
+    out.extend([("load", s.load), ("tasks", s.app.len() as f64)]);
+    if s.provisioned.is_none() {
+        out.push(("answers", answers));
+    }
+    Ok(out)
 }
 
-fn algorithm(params: &ParamSet) -> Result<bool, ModelError> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Algorithm {
+    Moga,
+    Greedy,
+    BestEffort,
+}
+
+fn algorithm(params: &ParamSet) -> Result<Algorithm, ModelError> {
     if !params.has("algorithm") {
         return Err(ModelError(
-            "parameter `algorithm` (moga | be) is required".into(),
+            "parameter `algorithm` (moga | greedy | be) is required".into(),
         ));
     }
-    params.choice("algorithm", true, &[("moga", true), ("be", false)])
+    params.choice(
+        "algorithm",
+        Algorithm::Moga,
+        &[
+            ("moga", Algorithm::Moga),
+            ("greedy", Algorithm::Greedy),
+            ("be", Algorithm::BestEffort),
+        ],
+    )
 }
 
 impl Model for SinghProvision {
@@ -322,10 +390,10 @@ impl Model for SinghProvision {
         jobs: u64,
     ) -> Result<Measurement, ModelError> {
         params.check_known(self)?;
-        let moga = algorithm(params)?;
+        let algo = algorithm(params)?;
         let alpha = params.f64_or("alpha", 0.5)?;
         let s = sample(params, key, jobs)?;
-        measure(&s, moga, alpha)
+        measure(&s, &sample_id(params, key, jobs), algo, alpha)
     }
 
     /// The α axis of Fig. 13: one sample, every α.
@@ -337,11 +405,12 @@ impl Model for SinghProvision {
         xs: &[f64],
     ) -> Result<CurveMeasurement, ModelError> {
         params.check_known(self)?;
-        let moga = algorithm(params)?;
+        let algo = algorithm(params)?;
         let s = sample(params, key, jobs)?;
+        let id = sample_id(params, key, jobs);
         let mut rows = Vec::new();
         for &x in xs {
-            for (m, v) in measure(&s, moga, x)? {
+            for (m, v) in measure(&s, &id, algo, x)? {
                 rows.push((x, m, v));
             }
         }
