@@ -8,16 +8,23 @@
 //!   solver for the shape that gives a target mean).
 //! - [`stats`]: replication statistics with Student-t confidence intervals.
 //! - [`events`]: a future-event list with deterministic tie-breaking.
+//! - [`actors`]: a message-driven engine on that list — actors with message and timer handlers,
+//!   integer-millisecond time, delivery times from a pluggable network delay model.
 //! - [`data`]: where the real input data (logs, matrices, workflows) is read from.
 //!
 //! Nothing here knows about any paper.
 
+pub mod actors;
 pub mod data;
 pub mod dist;
 pub mod events;
 pub mod rng;
 pub mod stats;
 
+pub use actors::{
+    Actor, ActorId, ConstantDelay, Context, Counters, DelayModel, Envelope, Halt, Millis,
+    SendError, Simulation, TimerId, UnknownActor,
+};
 pub use data::{DATA_ENV, data_dir};
 pub use dist::{BoundedPareto, DistError, Exponential, Uniform};
 pub use events::EventQueue;
