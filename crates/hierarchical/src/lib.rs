@@ -11,19 +11,28 @@
 //! - the **network** ([`address`], [`network`]): 2400 nodes addressed `B.N.W.H` (4 backbones ×
 //!   4 nets × 10 sites × 15 hosts), static prefix routing and the per-cable stop-and-wait
 //!   delay that reproduces the thesis's Table 1 to the millisecond (spec §2.1);
-//! - the **nodes**: actors of [`gridsched_sim::Simulation`], the paper-agnostic
-//!   message-driven engine (spec §7), whose messages the network times through a
-//!   [`Placement`] of actors on nodes.
+//! - the **grid** ([`grid`], [`jobs`]): 160 sites, 520 servers of Table 2's seven types with
+//!   their OSes, 1880 workstations (spec §2.2), and the job model with the execution-time
+//!   calibration (§2.4), drawn per job index so every system of a run sees the same jobs;
+//! - the **nodes** ([`hierarchy`]): workstations, schedulers and LGS/servers as actors of
+//!   [`gridsched_sim::Simulation`], the paper-agnostic message-driven engine (spec §7),
+//!   whose messages the network times through a [`Placement`] of actors on nodes:
+//!   self-discovery with bags and channels, adaptive child scheduling with RFCs and
+//!   `B_share`, Butterfly and Load-Balance, on a tree rooted at level 0, 1 or 2.
 //!
-//! This is the first part of issue 16: the engine and the network. The grid of §2.2 (sites,
-//! servers, workstations), the job model and the schedulers (self-discovery, adaptive child
-//! scheduling, P2P, hybrids) come next, on top of these two.
+//! Issue 16, second slice. Still to come: Fallback and resource changes (§3.6), the P2P
+//! baseline (§3.8) and the peering of trees into hybrids (§3.9), and the experiments.
 
 pub mod address;
+pub mod grid;
+pub mod hierarchy;
+pub mod jobs;
 pub mod network;
 pub mod placement;
 
 pub use address::{Address, AddressError, NodeId, Topology};
+pub use grid::{Grid, GridConfig, GridError, Os, Server, ServerType, TABLE_2};
+pub use jobs::{ExecModel, JobError, JobSpec, draw_jobs};
 pub use network::{
     Cable, Cables, ConfigError, DelayError, Level, Network, NetworkConfig, PathClass, Rounding,
     Route, SelfDelivery,

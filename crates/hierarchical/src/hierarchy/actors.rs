@@ -1,0 +1,961 @@
+//! The actors of a hierarchical grid: workstations (§3.1), schedulers (GSS and inner GSs:
+//! self-discovery §3.2, adaptive child scheduling §3.3, Butterfly §3.4, Load-Balance §3.5)
+//! and LGSs merged with their servers (§3.7).
+//!
+//! Bags and channels. Matching is the OS only, so an LGS's bag is "every job in the system
+//! that requires my OS", and two branches have equal bags exactly when their servers share an
+//! OS: the channels of a scheduler are one per OS present under it, with power the CPUs of
+//! those servers (the spec's interpretation of §3.2 and the fast path of §7 item 4). Channels
+//! are therefore keyed by [`Os`]; an LGS still keeps its bag as a set of job ids (holes are
+//! punched by JOB_STARTED/HOLES, A8's threshold is on its size) and BAG messages are sized by
+//! it. Two servers with different OSes and both empty bags would share one channel in the
+//! thesis's generic scheme and sit in two here; an empty channel receives no job, so no
+//! schedule differs. DESTROY_CHANNELS travels with the round's JOB_BLOCK, and channel identity
+//! is kept across rounds (A10); CHANNEL_BIND is implied (a child's channel port is its OS) and
+//! not sent.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::rc::Rc;
+
+use gridsched_sim::{Actor, ActorId, Context, Envelope, Millis, SendError, SimRng, TimerId};
+use rand::Rng;
+
+use crate::address::{Address, NodeId};
+use crate::grid::{Os, Server};
+use crate::hierarchy::config::{DiscoveryTrigger, DonorJob, HierarchyConfig, RfcRule, ShareBase};
+use crate::jobs::JobSpec;
+use crate::network::{DelayError, PathClass};
+use crate::placement::Placement;
+
+/// A job description as it travels: the job, its requirements and its user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Jd {
+    /// The job's index in the workload (the GSS's sequence number).
+    pub id: u32,
+    pub os: Os,
+    pub input_bytes: u64,
+    /// The submitting workstation.
+    pub ws: ActorId,
+    /// The workstation's site index (for proximity).
+    pub ws_site: u32,
+}
+
+/// Messages (spec §2.5).
+#[derive(Debug, Clone)]
+pub enum Msg {
+    Submit(Jd),
+    Rfjm,
+    JobBlock {
+        round: u32,
+        jobs: Rc<[Jd]>,
+    },
+    /// A child's channels after a round: (OS, power, bag size).
+    Bag {
+        round: u32,
+        channels: Vec<(Os, u64, u32)>,
+    },
+    Rfc(Os),
+    Push(Os, Vec<Jd>),
+    CancelJob(u32),
+    JobStarted(u32),
+    Holes(u32),
+    Offer(u32),
+    Accept(u32),
+    Input(u32),
+    Output(u32),
+}
+
+impl Msg {
+    /// The message type's name (for counts).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Msg::Submit(_) => "SUBMIT",
+            Msg::Rfjm => "RFJM",
+            Msg::JobBlock { .. } => "JOB_BLOCK",
+            Msg::Bag { .. } => "BAG",
+            Msg::Rfc(_) => "RFC",
+            Msg::Push(..) => "PUSH",
+            Msg::CancelJob(_) => "CANCEL_JOB",
+            Msg::JobStarted(_) => "JOB_STARTED",
+            Msg::Holes(_) => "HOLES",
+            Msg::Offer(_) => "OFFER",
+            Msg::Accept(_) => "ACCEPT",
+            Msg::Input(_) => "INPUT",
+            Msg::Output(_) => "OUTPUT",
+        }
+    }
+}
+
+/// A handler's failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HierarchyError {
+    #[error(transparent)]
+    Send(#[from] SendError<DelayError>),
+    #[error("message delivered at {now} ms, before send time {sent} + path delay {delay} ms")]
+    EarlyDelivery {
+        now: Millis,
+        sent: Millis,
+        delay: Millis,
+    },
+    #[error("protocol error: {0}")]
+    Protocol(String),
+}
+
+type Ctx<'a> = Context<'a, Msg, Placement>;
+
+/// `B_share = ceil(B_pwr / ΣC_pwr × N)` (§3.3), in exact integers; 1 when the scheduler has
+/// no known power yet (a branch whose BAG is still on its way).
+pub fn b_share(branch_power: u64, total_power: u64, n: usize) -> usize {
+    if total_power == 0 || branch_power == 0 {
+        return 1;
+    }
+    let num = u128::from(branch_power) * n as u128;
+    num.div_ceil(u128::from(total_power)) as usize
+}
+
+/// Common-prefix octets (0–3) between a user's address and the closest of some site
+/// addresses (A11): 3 when the user's own site is among them.
+pub fn proximity(user: Address, sites: impl IntoIterator<Item = Address>) -> u8 {
+    sites
+        .into_iter()
+        .map(|s| user.common_prefix(s).min(3) as u8)
+        .max()
+        .unwrap_or(0)
+}
+
+/// One job's outcome, as its workstation saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobRecord {
+    pub job: u32,
+    pub workstation: NodeId,
+    /// The server (its LGS actor) that ran it.
+    pub server: ActorId,
+    /// The server's node.
+    pub server_node: NodeId,
+    /// How far the job's data travelled (the user's site to the server's).
+    pub class: PathClass,
+    pub os: Os,
+    pub input_bytes: u64,
+    /// Request time (SUBMIT sent).
+    pub rt: Millis,
+    /// Start Job Transferring Time (offer received).
+    pub sjtt: Millis,
+    /// Job Completion Time (output received).
+    pub jct: Millis,
+}
+
+/// How workstations submit (§3.1).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arrivals {
+    /// Exp 1: the chosen workstations submit at 0 and resubmit on receiving output (A18).
+    Continuous,
+    /// Exp 2/3: think times Exp(mean) before the first and after each output; one mean per
+    /// workstation.
+    Think,
+}
+
+/// Shared by the workstations: the workload and the count of submissions so far (the
+/// thesis's workload is the first N submissions, whoever makes them).
+#[derive(Debug)]
+pub struct Workload {
+    pub jobs: Rc<[JobSpec]>,
+    pub submitted: Cell<u32>,
+}
+
+/// A workstation's job in progress: its JD, request time and (server, SJTT) once served.
+#[derive(Debug, Clone, Copy)]
+struct Outstanding {
+    jd: Jd,
+    rt: Millis,
+    served: Option<(ActorId, Millis)>,
+}
+
+/// A user's machine (§3.1): at most one outstanding job; the first offer wins.
+#[derive(Debug)]
+pub struct Workstation {
+    pub node: NodeId,
+    pub site: u32,
+    pub entry: ActorId,
+    pub workload: Rc<Workload>,
+    pub arrivals: Arrivals,
+    /// Think-time mean in ms (Think only) and the workstation's own stream.
+    pub think_mean: f64,
+    pub rng: SimRng,
+    current: Option<Outstanding>,
+    pub records: Vec<JobRecord>,
+}
+
+impl Workstation {
+    pub fn new(
+        node: NodeId,
+        site: u32,
+        entry: ActorId,
+        workload: Rc<Workload>,
+        arrivals: Arrivals,
+        think_mean: f64,
+        rng: SimRng,
+    ) -> Self {
+        Workstation {
+            node,
+            site,
+            entry,
+            workload,
+            arrivals,
+            think_mean,
+            rng,
+            current: None,
+            records: Vec::new(),
+        }
+    }
+
+    fn submit(&mut self, ctx: &mut Ctx<'_>, sizes: u64) -> Result<(), HierarchyError> {
+        let next = self.workload.submitted.get();
+        let Some(spec) = self.workload.jobs.get(next as usize) else {
+            return Ok(());
+        };
+        self.workload.submitted.set(next + 1);
+        let jd = Jd {
+            id: spec.index,
+            os: spec.os,
+            input_bytes: spec.input_bytes,
+            ws: ctx.me(),
+            ws_site: self.site,
+        };
+        self.current = Some(Outstanding {
+            jd,
+            rt: ctx.now(),
+            served: None,
+        });
+        ctx.send(self.entry, sizes, Msg::Submit(jd))?;
+        Ok(())
+    }
+
+    fn think(&mut self, ctx: &mut Ctx<'_>) {
+        let u: f64 = self.rng.random();
+        let t = (-(1.0 - u).ln() * self.think_mean).round() as Millis;
+        ctx.set_timer(t, 0);
+    }
+}
+
+#[derive(Debug)]
+pub struct Leaf {
+    pub server: Server,
+    pub parent: ActorId,
+    bag: BTreeSet<u32>,
+    queue: VecDeque<Jd>,
+    busy: Option<Jd>,
+    offer_timer: Option<TimerId>,
+    rfc_outstanding: bool,
+    rfjm_outstanding: bool,
+}
+
+const TIMER_START: u64 = 0;
+const TIMER_EXEC: u64 = 1;
+const TIMER_DELIVERED: u64 = 2;
+const TIMER_OFFER: u64 = 3;
+
+impl Leaf {
+    pub fn new(server: Server, parent: ActorId) -> Self {
+        Leaf {
+            server,
+            parent,
+            bag: BTreeSet::new(),
+            queue: VecDeque::new(),
+            busy: None,
+            offer_timer: None,
+            rfc_outstanding: false,
+            rfjm_outstanding: false,
+        }
+    }
+
+    fn rfjm_if_low(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+    ) -> Result<(), HierarchyError> {
+        if self.bag.len() < c.rfjm_threshold && !self.rfjm_outstanding {
+            self.rfjm_outstanding = true;
+            ctx.send(self.parent, c.sizes.header, Msg::Rfjm)?;
+        }
+        Ok(())
+    }
+
+    fn rfc(&mut self, ctx: &mut Ctx<'_>, c: &HierarchyConfig) -> Result<(), HierarchyError> {
+        if !self.bag.is_empty() && !self.rfc_outstanding {
+            self.rfc_outstanding = true;
+            ctx.send(self.parent, c.sizes.header, Msg::Rfc(self.server.os))?;
+        }
+        Ok(())
+    }
+
+    fn start_next(&mut self, ctx: &mut Ctx<'_>, c: &HierarchyConfig) -> Result<(), HierarchyError> {
+        while let Some(jd) = self.queue.pop_front() {
+            if !self.bag.remove(&jd.id) {
+                continue; // started elsewhere (its HOLES came first)
+            }
+            self.busy = Some(jd);
+            ctx.send(jd.ws, c.sizes.header, Msg::Offer(jd.id))?;
+            ctx.send(self.parent, c.sizes.header, Msg::JobStarted(jd.id))?;
+            self.offer_timer = Some(ctx.set_timer(c.offer_timeout, TIMER_OFFER));
+            return Ok(());
+        }
+        Ok(())
+    }
+
+    fn after_job(&mut self, ctx: &mut Ctx<'_>, c: &HierarchyConfig) -> Result<(), HierarchyError> {
+        self.busy = None;
+        if c.rfc_rule == RfcRule::EveryCompletion {
+            self.rfc(ctx, c)?;
+        }
+        if self.queue.is_empty() {
+            self.rfc(ctx, c)?;
+            self.rfjm_if_low(ctx, c)?;
+        } else {
+            self.start_next(ctx, c)?;
+            if self.busy.is_none() {
+                self.rfc(ctx, c)?;
+                self.rfjm_if_low(ctx, c)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn on_message(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        msg: Envelope<Msg>,
+    ) -> Result<(), HierarchyError> {
+        match msg.payload {
+            Msg::JobBlock { round, jobs } => {
+                self.rfjm_outstanding = false;
+                let os = self.server.os;
+                self.bag
+                    .extend(jobs.iter().filter(|j| j.os == os).map(|j| j.id));
+                let len = self.bag.len() as u32;
+                let bytes = c.sizes.header + c.sizes.per_bag_slot * u64::from(len);
+                let channels = vec![(os, u64::from(self.server.cpus()), len)];
+                ctx.send(self.parent, bytes, Msg::Bag { round, channels })?;
+                if self.bag.len() < c.rfjm_threshold {
+                    self.rfjm_if_low(ctx, c)?;
+                } else if self.busy.is_none() && self.queue.is_empty() {
+                    self.rfc(ctx, c)?;
+                }
+            }
+            Msg::Push(_, jobs) => {
+                self.rfc_outstanding = false;
+                self.queue.extend(jobs);
+                if self.busy.is_none() {
+                    self.start_next(ctx, c)?;
+                    if self.busy.is_none() {
+                        self.rfc(ctx, c)?;
+                        self.rfjm_if_low(ctx, c)?;
+                    }
+                }
+            }
+            Msg::CancelJob(id) => self.queue.retain(|j| j.id != id),
+            Msg::Holes(id) => {
+                self.bag.remove(&id);
+                self.queue.retain(|j| j.id != id);
+                if self.busy.is_none() && self.queue.is_empty() {
+                    self.rfjm_if_low(ctx, c)?;
+                }
+            }
+            Msg::Accept(id) => {
+                if self.busy.map(|j| j.id) == Some(id) {
+                    if let Some(t) = self.offer_timer.take() {
+                        ctx.cancel_timer(t);
+                    }
+                }
+            }
+            Msg::Input(id) => {
+                let jd = self.busy.filter(|j| j.id == id).ok_or_else(|| {
+                    HierarchyError::Protocol(format!("input of job {id} at an LGS not running it"))
+                })?;
+                let t = c.exec.exec_ms(jd.input_bytes, self.server.cpus());
+                ctx.set_timer(t, TIMER_EXEC);
+            }
+            other => {
+                return Err(HierarchyError::Protocol(format!(
+                    "LGS got {}",
+                    other.kind()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn on_timer(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        tag: u64,
+    ) -> Result<(), HierarchyError> {
+        match tag {
+            TIMER_START => self.rfjm_if_low(ctx, c)?,
+            TIMER_EXEC => {
+                let jd = self
+                    .busy
+                    .ok_or_else(|| HierarchyError::Protocol("exec end while idle".into()))?;
+                let out = jd.input_bytes * crate::jobs::OUTPUT_RATIO;
+                ctx.send(jd.ws, out, Msg::Output(jd.id))?;
+                let p = ctx.network();
+                let (from, to) = (p.host(ctx.me()), p.host(jd.ws));
+                let t = match (from, to) {
+                    (Some(a), Some(b)) => p.network().delay(a, b, out).map_err(SendError::Delay)?,
+                    _ => return Err(HierarchyError::Protocol("unplaced actor".into())),
+                };
+                ctx.set_timer(t, TIMER_DELIVERED);
+            }
+            TIMER_DELIVERED => self.after_job(ctx, c)?,
+            TIMER_OFFER => {
+                // The workstation ignored the offer (a duplicate): move on.
+                self.offer_timer = None;
+                self.after_job(ctx, c)?;
+            }
+            _ => return Err(HierarchyError::Protocol(format!("unknown LGS timer {tag}"))),
+        }
+        Ok(())
+    }
+}
+
+/// A non-leaf scheduler: the GSS when it has no parent.
+#[derive(Debug)]
+pub struct Scheduler {
+    pub parent: Option<ActorId>,
+    pub children: Vec<ActorId>,
+    /// `prox[child][site]` (A11).
+    prox: Vec<Vec<u8>>,
+    /// Each child's power per channel (from its last BAG).
+    power: Vec<[u64; 3]>,
+    total_power: u64,
+    rounds: BTreeMap<u32, (usize, [u64; 3], [u32; 3])>,
+    rfjm_forwarded: bool,
+    // GSS only.
+    raw: Vec<Jd>,
+    backlogged_rfjm: bool,
+    next_round: u32,
+    round_jobs: BTreeMap<u32, Rc<[Jd]>>,
+    unmatched: Vec<Jd>,
+    // The JST.
+    unassigned: [VecDeque<Jd>; 3],
+    assigned: Vec<Vec<Jd>>,
+    /// RFCs not yet served, in arrival order: (child, channel).
+    pending: Vec<(usize, Os)>,
+    rfc_outstanding: [bool; 3],
+    gone: BTreeSet<u32>,
+    /// Jobs moved by Butterfly and by Load-Balance (CANCEL_JOB + re-push) at this scheduler.
+    pub moves: [u64; 2],
+}
+
+impl Scheduler {
+    pub fn new(parent: Option<ActorId>, children: Vec<ActorId>, prox: Vec<Vec<u8>>) -> Self {
+        let n = children.len();
+        Scheduler {
+            parent,
+            children,
+            prox,
+            power: vec![[0; 3]; n],
+            total_power: 0,
+            rounds: BTreeMap::new(),
+            rfjm_forwarded: false,
+            raw: Vec::new(),
+            backlogged_rfjm: false,
+            next_round: 0,
+            round_jobs: BTreeMap::new(),
+            unmatched: Vec::new(),
+            unassigned: Default::default(),
+            assigned: vec![Vec::new(); n],
+            pending: Vec::new(),
+            rfc_outstanding: [false; 3],
+            gone: BTreeSet::new(),
+            moves: [0; 2],
+        }
+    }
+
+    fn child(&self, id: ActorId) -> Result<usize, HierarchyError> {
+        self.children
+            .iter()
+            .position(|&c| c == id)
+            .ok_or_else(|| HierarchyError::Protocol(format!("{id} is not a child")))
+    }
+
+    fn n_jobs(&self, c: &HierarchyConfig) -> usize {
+        let un: usize = self.unassigned.iter().map(VecDeque::len).sum();
+        match c.share_base {
+            ShareBase::Tentative => un + self.assigned.iter().map(Vec::len).sum::<usize>(),
+            ShareBase::Unassigned => un,
+        }
+    }
+
+    fn share(&self, c: &HierarchyConfig, b: usize, os: Os) -> usize {
+        b_share(self.power[b][os.index()], self.total_power, self.n_jobs(c))
+    }
+
+    /// Collects up to `B_share` jobs for branch (b, os) and pushes them; whether any went.
+    fn serve(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        b: usize,
+        os: Os,
+    ) -> Result<bool, HierarchyError> {
+        let k = self.share(c, b, os);
+        let mut jobs: Vec<Jd> = Vec::new();
+        if c.butterfly_lb {
+            // 1. Butterfly: tentative jobs elsewhere whose user is closer to b.
+            let mut cands: Vec<(u8, u32, usize)> = Vec::new();
+            for (o, list) in self.assigned.iter().enumerate() {
+                if o == b {
+                    continue;
+                }
+                for j in list.iter().filter(|j| j.os == os) {
+                    let (here, there) = (
+                        self.prox[b][j.ws_site as usize],
+                        self.prox[o][j.ws_site as usize],
+                    );
+                    if here > there {
+                        cands.push((here - there, j.id, o));
+                    }
+                }
+            }
+            cands.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+            for (_, id, o) in cands.into_iter().take(k) {
+                let pos = self.assigned[o]
+                    .iter()
+                    .position(|j| j.id == id)
+                    .expect("candidate");
+                jobs.push(self.assigned[o].remove(pos));
+                self.moves[0] += 1;
+                ctx.send(self.children[o], c.sizes.header, Msg::CancelJob(id))?;
+            }
+        }
+        // 2. Unassigned jobs of the channel, FIFO.
+        while jobs.len() < k {
+            match self.unassigned[os.index()].pop_front() {
+                Some(j) => jobs.push(j),
+                None => break,
+            }
+        }
+        if c.butterfly_lb {
+            // 3. Load-Balance: from the branch with the largest excess over its share.
+            while jobs.len() < k {
+                let mut best: Option<(usize, usize)> = None;
+                for o in (0..self.children.len()).filter(|&o| o != b) {
+                    let have = self.assigned[o].iter().filter(|j| j.os == os).count();
+                    let excess = have.saturating_sub(self.share(c, o, os));
+                    if excess > 0 && best.is_none_or(|(_, e)| excess > e) {
+                        best = Some((o, excess));
+                    }
+                }
+                let Some((o, _)) = best else { break };
+                let list = &self.assigned[o];
+                let pos = match c.donor_job {
+                    DonorJob::Newest => list.iter().rposition(|j| j.os == os),
+                    DonorJob::Oldest => list.iter().position(|j| j.os == os),
+                }
+                .expect("a donor has a job of the channel");
+                let j = self.assigned[o].remove(pos);
+                self.moves[1] += 1;
+                ctx.send(self.children[o], c.sizes.header, Msg::CancelJob(j.id))?;
+                jobs.push(j);
+            }
+        }
+        if jobs.is_empty() {
+            return Ok(false);
+        }
+        self.assigned[b].extend(jobs.iter().copied());
+        let bytes = c.sizes.header + c.sizes.per_jd * jobs.len() as u64;
+        ctx.send(self.children[b], bytes, Msg::Push(os, jobs))?;
+        Ok(true)
+    }
+
+    /// Serves the pending RFCs of `only` (or all channels), in arrival order.
+    fn serve_pending(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        only: Option<Os>,
+    ) -> Result<(), HierarchyError> {
+        let mut i = 0;
+        while i < self.pending.len() {
+            let (b, os) = self.pending[i];
+            if only.is_none_or(|o| o == os) && self.serve(ctx, c, b, os)? {
+                self.pending.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn ask_parent(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        os: Os,
+    ) -> Result<(), HierarchyError> {
+        if let Some(p) = self.parent {
+            if !self.rfc_outstanding[os.index()] {
+                self.rfc_outstanding[os.index()] = true;
+                ctx.send(p, c.sizes.header, Msg::Rfc(os))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn start_round(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+    ) -> Result<(), HierarchyError> {
+        let round = self.next_round;
+        self.next_round += 1;
+        let jobs: Rc<[Jd]> = std::mem::take(&mut self.raw).into();
+        self.round_jobs.insert(round, jobs.clone());
+        self.backlogged_rfjm = false;
+        self.broadcast_block(ctx, c, round, jobs)
+    }
+
+    fn broadcast_block(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        round: u32,
+        jobs: Rc<[Jd]>,
+    ) -> Result<(), HierarchyError> {
+        self.rfjm_forwarded = false;
+        self.rounds.insert(round, (0, [0; 3], [0; 3]));
+        let bytes = c.sizes.header + c.sizes.per_jd * jobs.len() as u64;
+        for i in 0..self.children.len() {
+            let msg = Msg::JobBlock {
+                round,
+                jobs: jobs.clone(),
+            };
+            ctx.send(self.children[i], bytes, msg)?;
+        }
+        Ok(())
+    }
+
+    fn forget(&mut self, id: u32) {
+        for q in &mut self.unassigned {
+            q.retain(|j| j.id != id);
+        }
+        for l in &mut self.assigned {
+            l.retain(|j| j.id != id);
+        }
+    }
+
+    fn round_done(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        round: u32,
+    ) -> Result<(), HierarchyError> {
+        let mut fresh = self
+            .round_jobs
+            .remove(&round)
+            .map(|j| j.to_vec())
+            .unwrap_or_default();
+        let mut waiting = std::mem::take(&mut self.unmatched);
+        waiting.append(&mut fresh);
+        for j in waiting {
+            let has = self.power.iter().any(|p| p[j.os.index()] > 0);
+            if has {
+                self.unassigned[j.os.index()].push_back(j);
+            } else {
+                self.unmatched.push(j);
+            }
+        }
+        self.serve_pending(ctx, c, None)
+    }
+
+    fn on_message(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        msg: Envelope<Msg>,
+    ) -> Result<(), HierarchyError> {
+        let src = msg.src;
+        match msg.payload {
+            Msg::Submit(jd) => {
+                self.raw.push(jd);
+                let eager =
+                    c.discovery_trigger == DiscoveryTrigger::Eager && !self.pending.is_empty();
+                if self.backlogged_rfjm || eager {
+                    self.start_round(ctx, c)?;
+                }
+            }
+            Msg::Rfjm => match self.parent {
+                None if !self.raw.is_empty() => self.start_round(ctx, c)?,
+                None => self.backlogged_rfjm = true,
+                Some(p) => {
+                    if !self.rfjm_forwarded {
+                        self.rfjm_forwarded = true;
+                        ctx.send(p, c.sizes.header, Msg::Rfjm)?;
+                    }
+                }
+            },
+            Msg::JobBlock { round, jobs } => self.broadcast_block(ctx, c, round, jobs)?,
+            Msg::Bag { round, channels } => {
+                let b = self.child(src)?;
+                self.power[b] = [0; 3];
+                for &(os, pwr, _) in &channels {
+                    self.power[b][os.index()] = pwr;
+                }
+                self.total_power = self.power.iter().flatten().sum();
+                let n = self.children.len();
+                let entry = self.rounds.get_mut(&round).ok_or_else(|| {
+                    HierarchyError::Protocol(format!("BAG of unknown round {round}"))
+                })?;
+                entry.0 += 1;
+                for &(os, pwr, len) in &channels {
+                    entry.1[os.index()] += pwr;
+                    entry.2[os.index()] = entry.2[os.index()].max(len);
+                }
+                if entry.0 == n {
+                    let (_, pwr, len) = self.rounds.remove(&round).expect("entry");
+                    match self.parent {
+                        None => self.round_done(ctx, c, round)?,
+                        Some(p) => {
+                            let channels: Vec<(Os, u64, u32)> = Os::ALL
+                                .into_iter()
+                                .filter(|o| pwr[o.index()] > 0)
+                                .map(|o| (o, pwr[o.index()], len[o.index()]))
+                                .collect();
+                            let slots: u64 = channels.iter().map(|x| u64::from(x.2)).sum();
+                            let bytes = c.sizes.header + c.sizes.per_bag_slot * slots;
+                            ctx.send(p, bytes, Msg::Bag { round, channels })?;
+                        }
+                    }
+                }
+            }
+            Msg::Rfc(os) => {
+                let b = self.child(src)?;
+                if !self.pending.contains(&(b, os)) {
+                    self.pending.push((b, os));
+                }
+                if self.serve(ctx, c, b, os)? {
+                    self.pending.retain(|&p| p != (b, os));
+                } else if self.parent.is_some() {
+                    self.ask_parent(ctx, c, os)?;
+                } else if c.discovery_trigger == DiscoveryTrigger::Eager && !self.raw.is_empty() {
+                    self.start_round(ctx, c)?;
+                }
+            }
+            Msg::Push(os, jobs) => {
+                self.rfc_outstanding[os.index()] = false;
+                for j in jobs {
+                    if !self.gone.contains(&j.id) {
+                        self.unassigned[os.index()].push_back(j);
+                    }
+                }
+                self.serve_pending(ctx, c, Some(os))?;
+                if self.pending.iter().any(|&(_, o)| o == os) {
+                    self.ask_parent(ctx, c, os)?;
+                }
+            }
+            Msg::CancelJob(id) => {
+                let q = &mut self.unassigned;
+                if let Some((oi, pos)) = q
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, v)| v.iter().position(|j| j.id == id).map(|p| (i, p)))
+                {
+                    q[oi].remove(pos);
+                } else if let Some((b, pos)) = self
+                    .assigned
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, v)| v.iter().position(|j| j.id == id).map(|p| (i, p)))
+                {
+                    self.assigned[b].remove(pos);
+                    ctx.send(self.children[b], c.sizes.header, Msg::CancelJob(id))?;
+                }
+            }
+            Msg::JobStarted(id) => {
+                if self.gone.insert(id) {
+                    self.forget(id);
+                    match self.parent {
+                        Some(p) => ctx.send(p, c.sizes.header, Msg::JobStarted(id))?,
+                        None => {
+                            for i in 0..self.children.len() {
+                                ctx.send(self.children[i], c.sizes.header, Msg::Holes(id))?;
+                            }
+                        }
+                    }
+                }
+            }
+            Msg::Holes(id) => {
+                self.gone.insert(id);
+                self.forget(id);
+                for i in 0..self.children.len() {
+                    ctx.send(self.children[i], c.sizes.header, Msg::Holes(id))?;
+                }
+            }
+            other => {
+                return Err(HierarchyError::Protocol(format!(
+                    "scheduler got {}",
+                    other.kind()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every role of a hierarchical grid.
+#[derive(Debug)]
+pub enum Node {
+    Workstation(Box<Workstation>),
+    Scheduler(Box<Scheduler>),
+    Leaf(Box<Leaf>),
+}
+
+/// A node with the configuration every handler reads.
+#[derive(Debug)]
+pub struct HierarchyActor {
+    pub node: Node,
+    pub config: Rc<HierarchyConfig>,
+    /// Messages received, by type.
+    pub received: BTreeMap<&'static str, u64>,
+}
+
+impl Actor<Placement> for HierarchyActor {
+    type Payload = Msg;
+    type Error = HierarchyError;
+
+    fn on_message(&mut self, ctx: &mut Ctx<'_>, msg: Envelope<Msg>) -> Result<(), HierarchyError> {
+        let c = Rc::clone(&self.config);
+        *self.received.entry(msg.payload.kind()).or_default() += 1;
+        if c.audit_delivery {
+            let p = ctx.network();
+            let (a, b) = (p.host(msg.src), p.host(ctx.me()));
+            if let (Some(a), Some(b)) = (a, b) {
+                let delay = p
+                    .network()
+                    .delay(a, b, msg.bytes)
+                    .map_err(SendError::Delay)?;
+                if ctx.now() != msg.sent_at + delay {
+                    return Err(HierarchyError::EarlyDelivery {
+                        now: ctx.now(),
+                        sent: msg.sent_at,
+                        delay,
+                    });
+                }
+            }
+        }
+        match &mut self.node {
+            Node::Scheduler(s) => s.on_message(ctx, &c, msg),
+            Node::Leaf(l) => l.on_message(ctx, &c, msg),
+            Node::Workstation(w) => {
+                match msg.payload {
+                    Msg::Offer(id) => {
+                        let now = ctx.now();
+                        let fresh = w
+                            .current
+                            .as_ref()
+                            .is_some_and(|o| o.jd.id == id && o.served.is_none());
+                        if let (true, Some(o)) = (fresh, &mut w.current) {
+                            o.served = Some((msg.src, now));
+                            let bytes = o.jd.input_bytes;
+                            ctx.send(msg.src, c.sizes.header, Msg::Accept(id))?;
+                            ctx.send(msg.src, bytes, Msg::Input(id))?;
+                        }
+                    }
+                    Msg::Output(id) => {
+                        let Some(Outstanding {
+                            jd,
+                            rt,
+                            served: Some((server, sjtt)),
+                        }) = w.current.take()
+                        else {
+                            return Err(HierarchyError::Protocol(format!(
+                                "output of job {id} unexpected"
+                            )));
+                        };
+                        let p = ctx.network();
+                        let server_node = p.host(server).ok_or_else(|| {
+                            HierarchyError::Protocol(format!("{server} is not placed"))
+                        })?;
+                        let t = p.network().topology();
+                        let class = match (t.address(w.node), t.address(server_node)) {
+                            (Some(a), Some(b)) => PathClass::between(a, b),
+                            _ => return Err(HierarchyError::Protocol("unknown node".into())),
+                        };
+                        w.records.push(JobRecord {
+                            job: jd.id,
+                            workstation: w.node,
+                            server,
+                            server_node,
+                            class,
+                            os: jd.os,
+                            input_bytes: jd.input_bytes,
+                            rt,
+                            sjtt,
+                            jct: ctx.now(),
+                        });
+                        match w.arrivals {
+                            Arrivals::Continuous => {
+                                w.submit(ctx, c.sizes.header + c.sizes.per_jd)?
+                            }
+                            Arrivals::Think => w.think(ctx),
+                        }
+                    }
+                    other => {
+                        return Err(HierarchyError::Protocol(format!(
+                            "workstation got {}",
+                            other.kind()
+                        )));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, tag: u64) -> Result<(), HierarchyError> {
+        let c = Rc::clone(&self.config);
+        match &mut self.node {
+            Node::Leaf(l) => l.on_timer(ctx, &c, tag),
+            Node::Workstation(w) => w.submit(ctx, c.sizes.header + c.sizes.per_jd),
+            Node::Scheduler(_) => Err(HierarchyError::Protocol("scheduler timer".into())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// alzoubi-unit-examples (b): channel A one branch of 305×4 CPUs, channel B two branches of
+    /// 64×2; N = 10 and an RFC on a B branch: ceil(128 / 1476 × 10) = 1.
+    #[test]
+    fn b_share_worked_example() {
+        assert_eq!(b_share(128, 1220 + 2 * 128, 10), 1);
+        assert_eq!(b_share(1220, 1476, 10), 9);
+        // Fig. 20's GSS: channel powers 1:2, three jobs -> 1 and 2.
+        assert_eq!((b_share(1, 3, 3), b_share(2, 3, 3)), (1, 2));
+        assert_eq!(b_share(0, 0, 5), 1);
+    }
+
+    /// alzoubi-unit-examples (e), Fig. 22: user 132.4.4.5 prefers GS1 (132.4.1.1) to GS2
+    /// (133.6.6.7), and inside GS1, GS3 (132.4.4.6) to GS4 (132.4.5.5).
+    #[test]
+    fn butterfly_proximity_fig_22() {
+        let a = |s: &str| s.parse::<Address>().unwrap();
+        let user = a("132.4.4.5");
+        assert!(proximity(user, [a("132.4.1.1")]) > proximity(user, [a("133.6.6.7")]));
+        assert!(proximity(user, [a("132.4.4.6")]) > proximity(user, [a("132.4.5.5")]));
+        assert_eq!(proximity(user, [a("132.4.4.6")]), 3);
+        // No preference when the user's prefix matches no child.
+        let far = a("135.4.4.5");
+        assert_eq!(
+            proximity(far, [a("132.4.1.1")]),
+            proximity(far, [a("133.6.6.7")])
+        );
+        // A11: the best site of a region.
+        assert_eq!(proximity(user, [a("132.1.1.0"), a("132.4.4.0")]), 3);
+    }
+}

@@ -1,0 +1,130 @@
+//! The interpretation switches of hierarchical scheduling (spec §3.11), each with the spec's
+//! proposed default, and the message sizes of §2.5.
+
+use gridsched_sim::Millis;
+
+use crate::jobs::ExecModel;
+
+/// When a discovery round starts at the GSS (A9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DiscoveryTrigger {
+    /// Only on an RFJM (or a submission while an RFJM is backlogged): under heavy load raw jobs
+    /// wait until some LGS's bag empties. The thesis's literal behaviour.
+    #[default]
+    Literal,
+    /// Also when the GSS has raw jobs and a backlogged RFC.
+    Eager,
+}
+
+/// When an LGS sends an RFC (A7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RfcRule {
+    /// Idle, local queue empty, bag non-empty (the spec's proposal).
+    #[default]
+    IdleWithBag,
+    /// After every completed job while the bag is non-empty, even with jobs queued (L1074 read
+    /// literally: "once it completes a job").
+    EveryCompletion,
+}
+
+/// What `N` in `B_share = ceil(B_pwr / ΣC_pwr × N)` counts (A6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ShareBase {
+    /// Every non-raw, not yet started job of the scheduler's JST, all channels: unassigned at
+    /// the scheduler plus tentatively assigned below it (the spec's proposal).
+    #[default]
+    Tentative,
+    /// Only the jobs unassigned at the scheduler.
+    Unassigned,
+}
+
+/// How Butterfly judges closeness of a user to a branch (A11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Proximity {
+    /// The best common-prefix octets between the user's site and any site of the branch.
+    #[default]
+    BestSite,
+    /// The common prefix with the child's own (co-hosted, A5) address, as the thesis's Fig. 22
+    /// example compares child IPs.
+    ChildAddress,
+}
+
+/// Which job Load-Balance takes from the donor branch (A12). The donor is always the branch
+/// with the largest excess of assigned jobs over its own `B_share` (lowest port on ties).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DonorJob {
+    /// The most recently assigned tentative job (the spec's proposal).
+    #[default]
+    Newest,
+    /// The oldest.
+    Oldest,
+}
+
+/// Sizes of control messages (§2.5: the thesis says "few bytes"; A-proposal of §2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageSizes {
+    /// Every packet's header (source, destination, length).
+    pub header: u64,
+    /// Per job description carried (SUBMIT, JOB_BLOCK, PUSH).
+    pub per_jd: u64,
+    /// Per bag slot (BAG).
+    pub per_bag_slot: u64,
+}
+
+impl Default for MessageSizes {
+    fn default() -> Self {
+        MessageSizes {
+            header: 20,
+            per_jd: 100,
+            per_bag_slot: 1,
+        }
+    }
+}
+
+/// Everything hierarchical scheduling leaves open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HierarchyConfig {
+    /// Butterfly (§3.4) and Load-Balance (§3.5), on or off together as in Exp 4 (L1880).
+    pub butterfly_lb: bool,
+    /// A9.
+    pub discovery_trigger: DiscoveryTrigger,
+    /// A8: an LGS asks for discovery (RFJM) when its bag holds fewer jobs than this.
+    pub rfjm_threshold: usize,
+    /// A7.
+    pub rfc_rule: RfcRule,
+    /// A6.
+    pub share_base: ShareBase,
+    /// A11.
+    pub proximity: Proximity,
+    /// A12.
+    pub donor_job: DonorJob,
+    /// A1: compute time.
+    pub exec: ExecModel,
+    /// §2.5 sizes.
+    pub sizes: MessageSizes,
+    /// How long an LGS waits for the workstation to accept an offer before moving on (the
+    /// 100 ms of L1437; in one tree only a duplicate offer after a Butterfly/Load-Balance race
+    /// is ever ignored).
+    pub offer_timeout: Millis,
+    /// Check every delivery against `sent_at + path delay` (tests; costs a second delay
+    /// computation per message).
+    pub audit_delivery: bool,
+}
+
+impl Default for HierarchyConfig {
+    fn default() -> Self {
+        HierarchyConfig {
+            butterfly_lb: true,
+            discovery_trigger: DiscoveryTrigger::Literal,
+            rfjm_threshold: 1,
+            rfc_rule: RfcRule::IdleWithBag,
+            share_base: ShareBase::Tentative,
+            proximity: Proximity::BestSite,
+            donor_job: DonorJob::Newest,
+            exec: ExecModel::default(),
+            sizes: MessageSizes::default(),
+            offer_timeout: 100,
+            audit_delivery: false,
+        }
+    }
+}
