@@ -15,6 +15,7 @@
 use gridsched_repro::papers::Catalog;
 use gridsched_repro::{HarnessError, Registry};
 
+pub mod alzoubi;
 pub mod castillo;
 pub mod klusacek;
 pub mod kumar;
@@ -31,6 +32,7 @@ pub fn catalog() -> Catalog {
         .document(&castillo::PAPER, castillo::models())
         .document(&singh::PAPER, singh::models())
         .document(&klusacek::PAPER, klusacek::models())
+        .document(&alzoubi::PAPER, alzoubi::models())
         .document(&kumar::PAPER, kumar::models())
         .document(&logs::PAPER, logs::models())
 }

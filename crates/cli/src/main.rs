@@ -4,6 +4,7 @@
 mod bench;
 mod coalloc;
 mod grid;
+mod hierarchy;
 mod map;
 mod out;
 mod price;
@@ -66,6 +67,9 @@ enum Command {
     /// 22): one row per candidate start (query 17 with --start, 19 with --window, else 18)
     /// with the delay it causes the queue, and the start eq. 20 chooses (--alpha).
     Price(price::PriceArgs),
+    /// Hierarchical grid scheduling (Al-Zoubi 2006, H1) on the thesis's 2400-node grid: one
+    /// CSV row per job and AWT / AET / TRT; `hierarchy delay` gives a message's transfer time.
+    Hierarchy(hierarchy::HierarchyArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Command::Slots(args) => provision::slots(args),
         Command::Provision(args) => provision::provision_cmd(args),
         Command::Price(args) => price::run(args),
+        Command::Hierarchy(args) => hierarchy::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -20,8 +20,9 @@
 //!   self-discovery with bags and channels, adaptive child scheduling with RFCs and
 //!   `B_share`, Butterfly and Load-Balance, on a tree rooted at level 0, 1 or 2.
 //!
-//! Issue 16, second slice. Still to come: Fallback and resource changes (§3.6), the P2P
-//! baseline (§3.8) and the peering of trees into hybrids (§3.9), and the experiments.
+//! The experiments `alzoubi-table-1` and `alzoubi-calib-trt520` and `gridsched hierarchy` use
+//! it. Not implemented yet: Fallback and resource changes (§3.6), the P2P baseline (§3.8) and the
+//! peering of trees into hybrids (§3.9), with Tables 2–8 (issue 17).
 
 pub mod address;
 pub mod grid;

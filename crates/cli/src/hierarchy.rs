@@ -1,0 +1,316 @@
+//! `hierarchy`: Al-Zoubi (2006)'s hierarchical grid scheduling (H1, one Grid tree) on the
+//! thesis's grid and network, one run with its per-job records and the AWT / AET / TRT of §5;
+//! `hierarchy delay`: the network's transfer time of a message between two addresses
+//! (Table 1's model).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use gridsched_hierarchical::hierarchy::{HierarchyConfig, RootLevel, Submission, run_hierarchy};
+use gridsched_hierarchical::{Address, Grid, Network, PathClass, draw_jobs};
+use gridsched_sim::StreamKey;
+
+use crate::out;
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct HierarchyArgs {
+    #[command(subcommand)]
+    command: Option<HierarchyCommand>,
+    #[command(flatten)]
+    run: Option<RunArgs>,
+}
+
+#[derive(Debug, Subcommand)]
+enum HierarchyCommand {
+    /// The transfer time of a message between two nodes of the thesis's network (Table 1's
+    /// floored per-cable stop-and-wait model).
+    Delay(DelayArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum SystemArg {
+    /// One Grid tree rooted at the GSS (P2P and the hybrids are not implemented yet).
+    H1,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The scheduling system.
+    #[arg(long, value_enum, default_value = "h1")]
+    system: SystemArg,
+    /// Number of jobs in the workload (the thesis's 520 to 10,000).
+    #[arg(long)]
+    jobs: u32,
+    /// Mean job input size with a unit: B, KB, MB or GB (decimal: 1GB = 10^9 bytes), e.g.
+    /// 312.7MB or 1GB. Sizes are Poisson in MB around it, so at least 1MB; output = 5 x input.
+    #[arg(long)]
+    size: String,
+    /// 1: continuous submission; 2: a think-time mean per workstation drawn from 10 min to
+    /// 1 week; 3: one common think-time mean (--think-hours).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+    experiment: u8,
+    /// Experiment 3's think-time mean in hours (the thesis's 1, 24, 168).
+    #[arg(long)]
+    think_hours: Option<f64>,
+    /// Butterfly and Load-Balance off (the thesis's Experiment 4).
+    #[arg(long)]
+    no_rescheduling: bool,
+    /// Seed of the grid's server types and OSes, the jobs and the submitters.
+    #[arg(long, default_value_t = 2006)]
+    seed: u64,
+    /// One row per job: job, workstation, server, its CPUs, distance, OS, input bytes, RT,
+    /// SJTT, JCT, wait and execution time (seconds; `-` for standard output, the summary then
+    /// goes to standard error).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct DelayArgs {
+    /// Source address, e.g. 132.1.1.1 (backbones 131-134, nets 1-4, sites 1-10, hosts 1-15).
+    #[arg(long)]
+    from: String,
+    /// Destination address.
+    #[arg(long)]
+    to: String,
+    /// Message size with a unit: B, KB, MB or GB (decimal), e.g. 10GB or 100B.
+    #[arg(long)]
+    bytes: String,
+}
+
+pub fn run(args: HierarchyArgs) -> Result<()> {
+    match (args.command, args.run) {
+        (Some(HierarchyCommand::Delay(d)), _) => delay(d),
+        (None, Some(r)) => run_h1(r),
+        (None, None) => bail!("give --jobs, --size and --out, or `hierarchy delay`"),
+    }
+}
+
+/// A size with a decimal unit (`B`, `KB`, `MB`, `GB`, case-insensitive) in bytes; at least
+/// one byte, whole bytes.
+pub fn parse_size(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let split = t.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
+    if split == t.len() {
+        bail!("size `{text}` has no unit: write e.g. 100B, 64KB, 312.7MB or 10GB");
+    }
+    let (number, unit) = (t[..split].trim(), &t[split..]);
+    let scale: f64 = match unit.to_ascii_uppercase().as_str() {
+        "B" => 1.0,
+        "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        _ => bail!(
+            "size `{text}`: unknown unit `{unit}` (B, KB, MB or GB; decimal, 1GB = 10^9 bytes)"
+        ),
+    };
+    let value: f64 = number
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && !number.starts_with(['+', '-']))
+        .with_context(|| format!("size `{text}`: `{number}` is not a number"))?;
+    let bytes = value * scale;
+    if bytes <= 0.0 {
+        bail!("size `{text}` must be positive");
+    }
+    if bytes > 1e15 {
+        bail!("size `{text}` is too large (at most 1,000,000GB)");
+    }
+    let whole = bytes.round();
+    if (bytes - whole).abs() > 1e-6 * bytes.max(1.0) {
+        bail!("size `{text}` is not a whole number of bytes");
+    }
+    Ok(whole as u64)
+}
+
+/// `HH:MM:SS.mmm` (hours may exceed 24, as in the thesis's tables).
+fn hms_ms(ms: u64) -> String {
+    let s = ms / 1000;
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
+        ms % 1000
+    )
+}
+
+/// `HH:MM:SS` of a number of seconds, rounded to the second.
+fn hms(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// Milliseconds as seconds with three decimals.
+fn secs(ms: u64) -> String {
+    format!("{}.{:03}", ms / 1000, ms % 1000)
+}
+
+fn class_name(c: PathClass) -> &'static str {
+    match c {
+        PathClass::SameNode => "same-node",
+        PathClass::SameSite => "same-site",
+        PathClass::SameNet => "same-net",
+        PathClass::SameBackbone => "same-backbone",
+        PathClass::OtherBackbone => "other-backbone",
+    }
+}
+
+fn delay(d: DelayArgs) -> Result<()> {
+    let network = Network::thesis();
+    let t = network.topology();
+    let from: Address = d.from.parse().context("--from")?;
+    let to: Address = d.to.parse().context("--to")?;
+    let (a, b) = (t.node(from).context("--from")?, t.node(to).context("--to")?);
+    let bytes = parse_size(&d.bytes).context("--bytes")?;
+    let route = network.route(a, b)?;
+    let ms = network.route_delay(route, bytes)?;
+    out::say(
+        false,
+        &format!(
+            "{from} -> {to}, {bytes} bytes: {ms} ms ({})\n  route: {}, {} cables, {} routers\n",
+            hms_ms(ms),
+            class_name(route.class()),
+            route.cables().count(),
+            route.routers()
+        ),
+    )
+}
+
+fn run_h1(a: RunArgs) -> Result<()> {
+    if a.jobs == 0 {
+        bail!("--jobs must be at least 1");
+    }
+    let bytes = parse_size(&a.size).context("--size")?;
+    if bytes < 1_000_000 {
+        bail!(
+            "--size {}: job sizes are drawn in whole MB (Poisson around the mean), so the mean must be at least 1MB",
+            a.size
+        );
+    }
+    let mean_mb = bytes as f64 / 1e6;
+    let submission = match (a.experiment, a.think_hours) {
+        (1, None) => Submission::Continuous,
+        (2, None) => Submission::HeterogeneousThink,
+        (3, Some(h)) if h > 0.0 && h.is_finite() => {
+            Submission::CommonThink((h * 3_600_000.0).round() as u64)
+        }
+        (3, Some(h)) => bail!("--think-hours must be positive, got {h}"),
+        (3, None) => bail!("--experiment 3 needs --think-hours"),
+        (e, Some(_)) => bail!("--think-hours is for --experiment 3, not {e}"),
+        (e, None) => bail!("unknown experiment {e}"),
+    };
+    let root = match a.system {
+        SystemArg::H1 => RootLevel::Grid,
+    };
+    let key = StreamKey::new(a.seed, "gridsched-hierarchy");
+    let grid = Grid::thesis(&key);
+    let jobs = draw_jobs(&key, a.jobs, mean_mb)?;
+    let config = HierarchyConfig {
+        butterfly_lb: !a.no_rescheduling,
+        ..HierarchyConfig::default()
+    };
+    let r = run_hierarchy(
+        &grid,
+        Network::thesis(),
+        &jobs,
+        &submission,
+        root,
+        config,
+        &key,
+    )
+    .context("running H1")?;
+    if r.unfinished > 0 {
+        bail!(
+            "{} of {} jobs did not complete (a protocol error; please report it)",
+            r.unfinished,
+            a.jobs
+        );
+    }
+    let t = grid.topology();
+    let addr = |n| t.address(n).map(|x| x.to_string()).unwrap_or_default();
+    let mut csv = String::from(
+        "job,workstation,server,server_cpus,distance,os,input_bytes,rt,sjtt,jct,wait,exec\n",
+    );
+    for rec in &r.records {
+        let server = grid.servers()[rec.server.index()];
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            rec.job,
+            addr(rec.workstation),
+            addr(rec.server_node),
+            server.cpus(),
+            class_name(rec.class),
+            rec.os,
+            rec.input_bytes,
+            secs(rec.rt),
+            secs(rec.sjtt),
+            secs(rec.jct),
+            secs(rec.sjtt - rec.rt),
+            secs(rec.jct - rec.sjtt),
+        ));
+    }
+    out::write(&a.out, csv.as_bytes())?;
+    let m = r.metrics;
+    let to_stderr = out::data_on_stdout([a.out.as_path()]);
+    let messages: u64 = r.messages.values().sum();
+    out::say(
+        to_stderr,
+        &format!(
+            "h1: {} jobs of mean {} bytes on {} servers, experiment {}, seed {}{}\n  AWT  {}  ({:.3} s)\n  AET  {}  ({:.3} s)\n  TRT  {}  ({} s)\n  messages {messages}, butterfly moves {}, load-balance moves {}\n",
+            m.jobs,
+            bytes,
+            grid.servers().len(),
+            a.experiment,
+            a.seed,
+            if a.no_rescheduling {
+                ", Butterfly and Load-Balance off"
+            } else {
+                ""
+            },
+            hms(m.awt_s),
+            m.awt_s,
+            hms(m.aet_s),
+            m.aet_s,
+            hms(m.trt_ms as f64 / 1000.0),
+            secs(m.trt_ms),
+            r.butterfly_moves,
+            r.load_balance_moves,
+        ),
+    )?;
+    if a.experiment != 1 {
+        eprintln!(
+            "note: the thesis measures TRT only under continuous submission (experiment 1, §5.8)"
+        );
+    }
+    eprintln!("wrote {}", out::display(&a.out));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_decimal() {
+        assert_eq!(parse_size("1GB").unwrap(), 1_000_000_000);
+        assert_eq!(parse_size("312.7MB").unwrap(), 312_700_000);
+        assert_eq!(parse_size("64kb").unwrap(), 64_000);
+        assert_eq!(parse_size("100B").unwrap(), 100);
+        assert_eq!(parse_size("10 GB").unwrap(), 10_000_000_000);
+        for bad in [
+            "0GB", "0", "10", "-1GB", "1TB", "GB", "1.5B", "abcMB", "nanGB", "+1GB",
+        ] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn times_print_as_the_thesis_does() {
+        assert_eq!(hms_ms(3_427_012), "00:57:07.012");
+        assert_eq!(hms_ms(992_259_000), "275:37:39.000");
+        assert_eq!(hms(35.6), "00:00:36");
+    }
+}
