@@ -10,8 +10,9 @@
 //! sees the same grid).
 //!
 //! Placement inside a site: the site's `k` servers are its hosts `1..=k`, the workstations its
-//! hosts `k+1..=15`. The thesis does not say; it only matters through A5, which co-hosts each
-//! non-leaf scheduler on "the first server" of its region (its lowest address).
+//! hosts `k+1..=15`. The thesis does not say; it only matters through A5, which by default
+//! co-hosts each non-leaf scheduler on "the first server" of its region (its lowest address),
+//! or with `SchedulerHost::DedicatedNode` puts it on one of the region's last hosts.
 
 use std::fmt;
 

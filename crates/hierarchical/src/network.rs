@@ -48,7 +48,7 @@
 //!   cable per router hop (spec §2.1), and the literal reading is `cables.net.distance_m =
 //!   100_000` (and `cables.site` likewise).
 //! - [`SelfDelivery`]: a message between two actors on the same node (a scheduler co-hosted
-//!   on a server, A5) crosses no cable by default; the thesis never sends one.
+//!   on a server, A5's default) crosses no cable by default; the thesis never sends one.
 
 use std::fmt;
 

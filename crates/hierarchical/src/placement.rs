@@ -2,8 +2,10 @@
 //!
 //! Why a separate table: the engine knows actors, the network knows nodes, and the two are not
 //! one-to-one — the thesis's 2400 nodes carry 520 servers and 1880 workstations, and the 53
-//! non-leaf schedulers of a tree have no node of their own, so each is co-hosted on a server
-//! and takes its address for latency (spec §2.3, A5). A [`Placement`] says which node each
+//! non-leaf schedulers of a tree have no node of their own, so by default each is co-hosted on
+//! a server and takes its address for latency (spec §2.3, A5; the switch
+//! [`SchedulerHost`](crate::hierarchy::SchedulerHost) can give each a node of its own
+//! instead). A [`Placement`] says which node each
 //! actor runs on; a message between two actors is timed between their nodes.
 
 use gridsched_sim::{ActorId, DelayModel, Millis};

@@ -271,7 +271,8 @@ fn same_seed_same_records_and_event_counts() {
 #[test]
 fn every_switch_and_arrival_mode_keeps_the_invariants() {
     use gridsched_hierarchical::hierarchy::{
-        DiscoveryTrigger, DonorJob, Proximity, RfcRule, ShareBase,
+        ChannelRebuild, DiscoveryTrigger, DonorJob, Exp1Workstations, Proximity, RfcRule,
+        SchedulerHost, ShareBase,
     };
     let variants = [
         HierarchyConfig {
@@ -297,6 +298,18 @@ fn every_switch_and_arrival_mode_keeps_the_invariants() {
         HierarchyConfig {
             donor_job: DonorJob::Oldest,
             rfjm_threshold: 3,
+            ..audited()
+        },
+        HierarchyConfig {
+            scheduler_host: SchedulerHost::DedicatedNode,
+            ..audited()
+        },
+        HierarchyConfig {
+            channel_rebuild: ChannelRebuild::DestroyAll,
+            ..audited()
+        },
+        HierarchyConfig {
+            exp1_workstations: Exp1Workstations::First,
             ..audited()
         },
     ];
@@ -368,4 +381,69 @@ fn forests_rooted_lower_keep_the_invariants() {
         .unwrap();
         check_invariants(&grid, &jobs, &r);
     }
+}
+
+/// Runs `alt` twice and the default once on the same replication: the alternative keeps the
+/// invariants, is deterministic, and differs from the default.
+fn alternative_differs(rep: u32, alt: HierarchyConfig) -> (Grid, RunResult) {
+    let (grid, jobs, a) = run(rep, 400, 312.7, Submission::Continuous, alt.clone());
+    check_invariants(&grid, &jobs, &a);
+    let (_, _, b) = run(rep, 400, 312.7, Submission::Continuous, alt);
+    assert_eq!(a.records, b.records);
+    assert_eq!(a.counters, b.counters);
+    assert_eq!(a.messages, b.messages);
+    let (_, _, d) = run(rep, 400, 312.7, Submission::Continuous, audited());
+    assert_ne!(a.records, d.records, "the switch changes the schedule");
+    (grid, a)
+}
+
+/// A5 `DedicatedNode`: every non-leaf scheduler on a node of its own, neither a server nor a
+/// submitting workstation.
+#[test]
+fn a5_dedicated_scheduler_nodes() {
+    use gridsched_hierarchical::hierarchy::SchedulerHost;
+    let (grid, r) = alternative_differs(
+        11,
+        HierarchyConfig {
+            scheduler_host: SchedulerHost::DedicatedNode,
+            ..audited()
+        },
+    );
+    let s = grid.servers().len();
+    let sched: BTreeSet<_> = r.hosts[s..s + 53].iter().copied().collect();
+    assert_eq!(sched.len(), 53, "one node per scheduler");
+    assert!(grid.servers().iter().all(|x| !sched.contains(&x.node)));
+    assert!(r.records.iter().all(|x| !sched.contains(&x.workstation)));
+    assert_eq!(r.hosts.len(), s + 53 + 1880 - 53);
+}
+
+/// A10 `DestroyAll`: channels rebuilt from scratch every round.
+#[test]
+fn a10_destroy_all_channels() {
+    use gridsched_hierarchical::hierarchy::ChannelRebuild;
+    alternative_differs(
+        12,
+        HierarchyConfig {
+            channel_rebuild: ChannelRebuild::DestroyAll,
+            ..audited()
+        },
+    );
+}
+
+/// A18 `First`: only the first N workstations in address order ever submit.
+#[test]
+fn a18_first_workstations_submit() {
+    use gridsched_hierarchical::hierarchy::Exp1Workstations;
+    let (grid, r) = alternative_differs(
+        13,
+        HierarchyConfig {
+            exp1_workstations: Exp1Workstations::First,
+            ..audited()
+        },
+    );
+    let first: BTreeSet<_> = grid.workstations()[..400].iter().copied().collect();
+    let used: BTreeSet<_> = r.records.iter().map(|x| x.workstation).collect();
+    assert!(used.is_subset(&first));
+    let (_, _, d) = run(13, 400, 312.7, Submission::Continuous, audited());
+    assert!(d.records.iter().any(|x| !first.contains(&x.workstation)));
 }

@@ -10,9 +10,12 @@
 //! punched by JOB_STARTED/HOLES, A8's threshold is on its size) and BAG messages are sized by
 //! it. Two servers with different OSes and both empty bags would share one channel in the
 //! thesis's generic scheme and sit in two here; an empty channel receives no job, so no
-//! schedule differs. DESTROY_CHANNELS travels with the round's JOB_BLOCK, and channel identity
-//! is kept across rounds (A10); CHANNEL_BIND is implied (a child's channel port is its OS) and
-//! not sent.
+//! schedule differs. DESTROY_CHANNELS travels with the round's JOB_BLOCK; what it does is A10's
+//! switch [`ChannelRebuild`]: by default channel identity and power are kept across rounds and
+//! updated by the round's BAGs, the alternative drops every channel and rebuilds from the BAGs.
+//! Either way a scheduler reports up once all its children's BAGs of the round are in (the
+//! per-round barrier). CHANNEL_BIND is implied (a child's channel port is its OS) and not
+//! sent.
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -23,7 +26,9 @@ use rand::Rng;
 
 use crate::address::{Address, NodeId};
 use crate::grid::{Os, Server};
-use crate::hierarchy::config::{DiscoveryTrigger, DonorJob, HierarchyConfig, RfcRule, ShareBase};
+use crate::hierarchy::config::{
+    ChannelRebuild, DiscoveryTrigger, DonorJob, HierarchyConfig, RfcRule, ShareBase,
+};
 use crate::jobs::JobSpec;
 use crate::network::{DelayError, PathClass};
 use crate::placement::Placement;
@@ -626,6 +631,11 @@ impl Scheduler {
         jobs: Rc<[Jd]>,
     ) -> Result<(), HierarchyError> {
         self.rfjm_forwarded = false;
+        if c.channel_rebuild == ChannelRebuild::DestroyAll {
+            // DESTROY_CHANNELS: forget every channel; the round's BAGs rebuild them.
+            self.power.iter_mut().for_each(|p| *p = [0; 3]);
+            self.total_power = 0;
+        }
         self.rounds.insert(round, (0, [0; 3], [0; 3]));
         let bytes = c.sizes.header + c.sizes.per_jd * jobs.len() as u64;
         for i in 0..self.children.len() {

@@ -44,7 +44,7 @@ pub enum Proximity {
     /// The best common-prefix octets between the user's site and any site of the branch.
     #[default]
     BestSite,
-    /// The common prefix with the child's own (co-hosted, A5) address, as the thesis's Fig. 22
+    /// The common prefix with the child's own (host node, A5) address, as the thesis's Fig. 22
     /// example compares child IPs.
     ChildAddress,
 }
@@ -58,6 +58,52 @@ pub enum DonorJob {
     Newest,
     /// The oldest.
     Oldest,
+}
+
+/// Where the non-leaf schedulers run (A5). The thesis's 2400 nodes are all servers or
+/// workstations and it never says which node a GS occupies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SchedulerHost {
+    /// Co-hosted on the first (lowest-addressed) server of its region (the spec's proposal).
+    #[default]
+    FirstServer,
+    /// On a node of its own: host `H − level` (1-based, `H` hosts per site) of the last site of
+    /// its region, so the GSS of the thesis grid sits on 134.4.10.15, the backbone-131
+    /// scheduler on 131.4.10.14, the net-131.1 one on 131.1.10.13 and the half-nets on
+    /// 131.1.5.12 and 131.1.10.12; regions of one level are disjoint, so no two schedulers
+    /// share a node. Such a node exists only where the site has fewer than `H − level`
+    /// servers (true for every site of the thesis grid, at most 6 servers of 15 hosts); where
+    /// it does not, that scheduler falls back to [`SchedulerHost::FirstServer`]. The
+    /// workstation on a chosen node is taken out of the grid's users (it never submits), so
+    /// the node is otherwise unused; the thesis grid then has 1880 − 53 = 1827 users under H1.
+    DedicatedNode,
+}
+
+/// What DESTROY_CHANNELS (sent with every round's JOB_BLOCK) does to a scheduler's channels
+/// (A10). Both keep the per-round barrier: a scheduler reports its BAG up only when every
+/// child's BAG of that round is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChannelRebuild {
+    /// Rebuild keeping equivalent channels: a channel and its branches' powers survive the
+    /// round and are updated as the round's BAGs arrive (the spec's proposal).
+    #[default]
+    KeepEquivalent,
+    /// Drop every channel on each DESTROY_CHANNELS and rebuild from scratch from the round's
+    /// BAGs: until they are in, the scheduler knows no power, so `B_share` is 1 for every
+    /// RFC it serves in the meantime. The job tables (JST) are kept.
+    DestroyAll,
+}
+
+/// Which workstations submit in Exp 1 when `N` is below the number of workstations (A18):
+/// one job each at t = 0, each resubmitting on receiving its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Exp1Workstations {
+    /// `N` workstations drawn at random from the run's `submitters` stream (the spec's
+    /// proposal).
+    #[default]
+    Random,
+    /// The first `N` workstations in address order.
+    First,
 }
 
 /// Sizes of control messages (§2.5: the thesis says "few bytes"; A-proposal of §2.1).
@@ -98,6 +144,12 @@ pub struct HierarchyConfig {
     pub proximity: Proximity,
     /// A12.
     pub donor_job: DonorJob,
+    /// A5.
+    pub scheduler_host: SchedulerHost,
+    /// A10.
+    pub channel_rebuild: ChannelRebuild,
+    /// A18.
+    pub exp1_workstations: Exp1Workstations,
     /// A1: compute time.
     pub exec: ExecModel,
     /// §2.5 sizes.
@@ -121,6 +173,9 @@ impl Default for HierarchyConfig {
             share_base: ShareBase::Tentative,
             proximity: Proximity::BestSite,
             donor_job: DonorJob::Newest,
+            scheduler_host: SchedulerHost::FirstServer,
+            channel_rebuild: ChannelRebuild::KeepEquivalent,
+            exp1_workstations: Exp1Workstations::Random,
             exec: ExecModel::default(),
             sizes: MessageSizes::default(),
             offer_timeout: 100,

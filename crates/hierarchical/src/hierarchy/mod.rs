@@ -3,7 +3,8 @@
 //!
 //! - [`tree`]: the generic builder (root level 0, 1 or 2: H1, H4, H16 without peering);
 //! - [`bags`]: the generic bag with holes and the channel table (the thesis's examples);
-//! - [`config`]: every ★ switch of spec §3.11 the protocol touches, with its default;
+//! - [`config`]: every ★ switch of spec §3.11 the protocol touches, with its default
+//!   (A5 scheduler hosts, A6, A7, A8, A9, A10 channel rebuild, A11, A12, A18 Exp 1 submitters);
 //! - [`actors`]: workstations, schedulers (self-discovery, adaptive child scheduling,
 //!   Butterfly, Load-Balance) and LGS/servers;
 //! - [`calib`]: alzoubi-calib-trt520, H1's TRT against the slowest-server bound;
@@ -32,7 +33,8 @@ use crate::placement::Placement;
 pub use actors::{Arrivals, HierarchyError, Jd, JobRecord, Msg, b_share, proximity};
 pub use calib::{TrtCalibration, calib_trt520, slowest_server_bound_ms};
 pub use config::{
-    DiscoveryTrigger, DonorJob, HierarchyConfig, MessageSizes, Proximity, RfcRule, ShareBase,
+    ChannelRebuild, DiscoveryTrigger, DonorJob, Exp1Workstations, HierarchyConfig, MessageSizes,
+    Proximity, RfcRule, SchedulerHost, ShareBase,
 };
 pub use tree::{Forest, RootLevel, TreeChild};
 
@@ -51,8 +53,9 @@ pub const EXP2_THINK_MEANS: [Millis; 6] = [
 /// How the workload is submitted.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Submission {
-    /// Exp 1 (A18): `min(N, workstations)` random workstations submit at 0, each resubmits on
-    /// receiving its output.
+    /// Exp 1 (A18): `min(N, workstations)` workstations submit at 0, each resubmits on
+    /// receiving its output; which ones is [`HierarchyConfig::exp1_workstations`] (random by
+    /// default).
     Continuous,
     /// Exp 2: each workstation draws its think-time mean from [`EXP2_THINK_MEANS`].
     HeterogeneousThink,
@@ -137,7 +140,15 @@ pub fn run_hierarchy(
     if jobs.is_empty() {
         return Err(RunError::Empty);
     }
-    let forest = Forest::build(grid, root);
+    let forest = Forest::build_hosted(grid, root, config.scheduler_host);
+    // A5 DedicatedNode: a workstation whose node hosts a scheduler is not a user.
+    let taken = forest.dedicated_hosts(grid);
+    let users: Vec<NodeId> = grid
+        .workstations()
+        .iter()
+        .copied()
+        .filter(|w| taken.binary_search(w).is_err())
+        .collect();
     let config = Rc::new(config);
     let t = *grid.topology();
     let servers = grid.servers();
@@ -147,7 +158,7 @@ pub fn run_hierarchy(
     let ws_base = s_count + forest.schedulers.len();
     let mut hosts: Vec<NodeId> = servers.iter().map(|s| s.node).collect();
     hosts.extend(forest.schedulers.iter().map(|s| s.host));
-    hosts.extend(grid.workstations().iter().copied());
+    hosts.extend(users.iter().copied());
     let placement = Placement::new(network, hosts.clone())?;
     let mut sim: Simulation<HierarchyActor, Placement> = Simulation::new(placement);
     let wrap = |node| HierarchyActor {
@@ -204,7 +215,7 @@ pub fn run_hierarchy(
         submitted: std::cell::Cell::new(0),
     });
     let mut means = run.clone().stream("think-mean").rng();
-    for (i, &node) in grid.workstations().iter().enumerate() {
+    for (i, &node) in users.iter().enumerate() {
         let site = grid.site_of(node);
         let entry = sched_id(forest.site_root[site as usize]);
         let (arrivals, mean) = match submission {
@@ -223,11 +234,13 @@ pub fn run_hierarchy(
     for i in 0..s_count {
         sim.set_timer(ActorId(i as u32), 0, 0).expect("actor");
     }
-    let n_ws = grid.workstations().len();
+    let n_ws = users.len();
     match submission {
         Submission::Continuous => {
             let mut order: Vec<usize> = (0..n_ws).collect();
-            order.shuffle(&mut run.clone().stream("submitters").rng());
+            if config.exp1_workstations == Exp1Workstations::Random {
+                order.shuffle(&mut run.clone().stream("submitters").rng());
+            }
             for &w in order.iter().take(jobs.len().min(n_ws)) {
                 sim.set_timer(ActorId((ws_base + w) as u32), 0, 0)
                     .expect("actor");

@@ -7,12 +7,14 @@
 //! drops the levels above `r`: `r = 0` is H1 (one tree), `r = 1` H4 (a tree per backbone),
 //! `r = 2` H16 (a tree per net).
 //!
-//! Where a scheduler runs (A5): the grid's 2400 nodes are all servers or workstations, so each
-//! non-leaf scheduler is co-hosted on the first (lowest-addressed) server of its region and
-//! takes that node's address for latency.
+//! Where a scheduler runs (A5, [`SchedulerHost`]): the grid's 2400 nodes are all servers or
+//! workstations, so by default each non-leaf scheduler is co-hosted on the first
+//! (lowest-addressed) server of its region and takes that node's address for latency;
+//! [`SchedulerHost::DedicatedNode`] gives each a node of its own instead.
 
 use crate::address::NodeId;
 use crate::grid::Grid;
+use crate::hierarchy::config::SchedulerHost;
 
 /// The level the roots of a forest sit at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -37,7 +39,7 @@ pub enum TreeChild {
 pub struct SchedulerNode {
     /// 0 (GSS) to 3 (half-net).
     pub level: u8,
-    /// The node it is co-hosted on (A5).
+    /// The node it runs on (A5).
     pub host: NodeId,
     pub parent: Option<usize>,
     pub children: Vec<TreeChild>,
@@ -58,8 +60,14 @@ pub struct Forest {
 }
 
 impl Forest {
-    /// Builds the forest of `grid` rooted at `root`.
+    /// Builds the forest of `grid` rooted at `root`, schedulers on the first server of their
+    /// region (A5's default).
     pub fn build(grid: &Grid, root: RootLevel) -> Forest {
+        Forest::build_hosted(grid, root, SchedulerHost::FirstServer)
+    }
+
+    /// Builds the forest of `grid` rooted at `root`, schedulers placed by `hosting` (A5).
+    pub fn build_hosted(grid: &Grid, root: RootLevel, hosting: SchedulerHost) -> Forest {
         let t = *grid.topology();
         let (nets, sites_per_net) = (u32::from(t.nets), u32::from(t.sites));
         let half = sites_per_net.div_ceil(2);
@@ -94,7 +102,15 @@ impl Forest {
             groups[k].push(s);
         }
         for sites in groups.into_iter().filter(|g| !g.is_empty()) {
-            let r = forest.add(grid, &servers_of_site, root_level, None, sites, &key);
+            let r = forest.add(
+                grid,
+                &servers_of_site,
+                hosting,
+                root_level,
+                None,
+                sites,
+                &key,
+            );
             forest.roots.push(r);
         }
         for (i, s) in forest.schedulers.iter().enumerate() {
@@ -107,16 +123,51 @@ impl Forest {
         forest
     }
 
+    /// The nodes schedulers run on that no server or LGS runs on (empty under
+    /// [`SchedulerHost::FirstServer`]).
+    pub fn dedicated_hosts(&self, grid: &Grid) -> Vec<NodeId> {
+        let servers: std::collections::BTreeSet<NodeId> =
+            grid.servers().iter().map(|s| s.node).collect();
+        let mut v: Vec<NodeId> = self
+            .schedulers
+            .iter()
+            .map(|s| s.host)
+            .filter(|h| !servers.contains(h))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn add(
         &mut self,
         grid: &Grid,
         servers_of_site: &[Vec<usize>],
+        hosting: SchedulerHost,
         level: u8,
         parent: Option<usize>,
         sites: Vec<u32>,
         key: &dyn Fn(u32, u8) -> u32,
     ) -> usize {
-        let host = grid.servers()[servers_of_site[sites[0] as usize][0]].node;
+        let first = grid.servers()[servers_of_site[sites[0] as usize][0]].node;
+        let host = match hosting {
+            SchedulerHost::FirstServer => first,
+            SchedulerHost::DedicatedNode => {
+                // Host `H - level` (1-based) of the region's last site, if no server is there.
+                let hosts = usize::from(grid.topology().hosts);
+                let last = *sites.last().expect("a region has sites") as usize;
+                let slot = hosts.checked_sub(1 + usize::from(level));
+                match slot {
+                    Some(h) if h >= usize::from(grid.site_servers()[last]) => grid
+                        .topology()
+                        .node_ids()
+                        .nth(last * hosts + h)
+                        .unwrap_or(first),
+                    _ => first,
+                }
+            }
+        };
         let me = self.schedulers.len();
         self.schedulers.push(SchedulerNode {
             level,
@@ -143,7 +194,7 @@ impl Forest {
                 }
             }
             for (_, g) in groups {
-                let c = self.add(grid, servers_of_site, level + 1, Some(me), g, key);
+                let c = self.add(grid, servers_of_site, hosting, level + 1, Some(me), g, key);
                 children.push(TreeChild::Scheduler(c));
             }
         }
@@ -184,6 +235,14 @@ mod tests {
             t.address(h1.schedulers[0].host),
             Some(Address::new(131, 1, 1, 1))
         );
+        assert!(h1.dedicated_hosts(&g).is_empty());
+        // The alternative: a node of its own per scheduler, none a server.
+        let d = Forest::build_hosted(&g, RootLevel::Grid, SchedulerHost::DedicatedNode);
+        assert_eq!(
+            t.address(d.schedulers[0].host),
+            Some(Address::new(134, 4, 10, 15))
+        );
+        assert_eq!(d.dedicated_hosts(&g).len(), d.schedulers.len());
         let h4 = Forest::build(&g, RootLevel::Backbone);
         assert_eq!((h4.roots.len(), h4.schedulers.len()), (4, 4 + 16 + 32));
         let h16 = Forest::build(&g, RootLevel::Net);
