@@ -27,11 +27,12 @@
 //!
 //! `GRIDSCHED_BENCH_QUICK=1` keeps only the 100-job states.
 
+mod common;
+
 use std::hint::black_box;
-use std::io::Write as _;
-use std::path::PathBuf;
 use std::time::Instant;
 
+use common::{quick, record};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gridsched_batch::{Config, Estimates, Job, Platform, Policy, Simulator, Time, swf::trace_jobs};
 use gridsched_provisioning::{HOUR, Pricer, PricingPolicy, SiteState, choose};
@@ -43,44 +44,11 @@ const CTC_PROCS: u32 = 430;
 /// The priced request: processors × duration.
 const SLOT: (u32, Time) = (64, 2 * HOUR);
 
-fn quick() -> bool {
-    std::env::var_os("GRIDSCHED_BENCH_QUICK").is_some()
-}
-
 fn targets() -> Vec<usize> {
     if quick() {
         vec![100]
     } else {
         vec![25, 100, 400]
-    }
-}
-
-/// Where criterion writes (mirrors criterion's own choice for a workspace member).
-fn criterion_dir() -> PathBuf {
-    if let Some(home) = std::env::var_os("CRITERION_HOME") {
-        return home.into();
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
-    target.join("criterion")
-}
-
-/// Appends `line` to the CSV `file` in criterion's directory (writing `header` first if new).
-fn record(file: &str, header: &str, line: &str) {
-    let dir = criterion_dir();
-    let path = dir.join(file);
-    let _ = std::fs::create_dir_all(&dir);
-    let new = !path.exists();
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    {
-        if new {
-            let _ = writeln!(f, "{header}");
-        }
-        let _ = writeln!(f, "{line}");
     }
 }
 

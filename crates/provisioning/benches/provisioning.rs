@@ -41,11 +41,12 @@
 //!
 //! `GRIDSCHED_BENCH_QUICK=1` keeps N ∈ {10, 1000} and only the 1,001-task CyberShake.
 
+mod common;
+
 use std::hint::black_box;
-use std::io::Write as _;
-use std::path::PathBuf;
 use std::time::Duration;
 
+use common::{quick, record};
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
 use gridsched_batch::{Config, Estimates, Job, Platform, Policy, Simulator, Time, swf::trace_jobs};
 use gridsched_provisioning::moga::{self, MogaConfig};
@@ -59,44 +60,11 @@ use rand::Rng;
 /// The CTC SP2 as the thesis simulates it.
 const CTC_PROCS: u32 = 430;
 
-fn quick() -> bool {
-    std::env::var_os("GRIDSCHED_BENCH_QUICK").is_some()
-}
-
 fn sizes() -> Vec<usize> {
     if quick() {
         vec![10, 1000]
     } else {
         vec![10, 100, 1000, 10_000]
-    }
-}
-
-/// Where criterion writes (mirrors criterion's own choice for a workspace member).
-fn criterion_dir() -> PathBuf {
-    if let Some(home) = std::env::var_os("CRITERION_HOME") {
-        return home.into();
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"));
-    target.join("criterion")
-}
-
-/// Appends `line` to the CSV `file` in criterion's directory (writing `header` first if new).
-fn record(file: &str, header: &str, line: &str) {
-    let dir = criterion_dir();
-    let path = dir.join(file);
-    let _ = std::fs::create_dir_all(&dir);
-    let new = !path.exists();
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-    {
-        if new {
-            let _ = writeln!(f, "{header}");
-        }
-        let _ = writeln!(f, "{line}");
     }
 }
 
