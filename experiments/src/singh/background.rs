@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use gridsched_batch::{Config, Estimates, Job, Platform, Policy, Simulator, Time, swf::trace_jobs};
-use gridsched_provisioning::{WEEK, scale_load};
+use gridsched_provisioning::{WEEK, offered_load, run_priced_site, scale_load};
 use gridsched_repro::model::ModelError;
 use gridsched_sim::StreamKey;
 use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
@@ -61,7 +61,13 @@ pub fn background_jobs(site: &SiteSpec, jobs: u64, seed: u64) -> Result<Arc<Vec<
         "{}|{}|{}|{jobs}|{seed}",
         site.trace, site.procs, site.copy_p
     );
-    CACHE.get(key, || {
+    CACHE.get(key, || Ok(scaled(&log_jobs(site, jobs)?, site, seed)))
+}
+
+/// The log's first `jobs` kept jobs that fit the site, as they are.
+fn log_jobs(site: &SiteSpec, jobs: u64) -> Result<Arc<Vec<Job>>, ModelError> {
+    static CACHE: Memo<Vec<Job>> = Memo::new();
+    CACHE.get(format!("{}|{}|{jobs}", site.trace, site.procs), || {
         let path = trace_path(&data_dir(None), &site.trace);
         let limit = usize::try_from(jobs).ok().filter(|&j| j > 0);
         let log = load_swf(Path::new(&path), SwfLoadOptions { limit }).map_err(|e| {
@@ -69,12 +75,140 @@ pub fn background_jobs(site: &SiteSpec, jobs: u64, seed: u64) -> Result<Arc<Vec<
                 "{e} (logs are read from <data>/traces/: --data-dir, $GRIDSCHED_DATA or ../shared/data)"
             ))
         })?;
-        let tj = trace_jobs(&log, site.procs);
-        let mut rng = StreamKey::new(seed, "singh-load")
-            .point(&site.trace)
-            .stream("copies")
-            .rng();
-        Ok(scale_load(&tj.jobs, site.copy_p, WEEK, &mut rng))
+        Ok(trace_jobs(&log, site.procs).jobs)
+    })
+}
+
+/// `log` with the site's copies (the same draws for every `copy_p`).
+fn scaled(log: &[Job], site: &SiteSpec, seed: u64) -> Vec<Job> {
+    let mut rng = StreamKey::new(seed, "singh-load")
+        .point(&site.trace)
+        .stream("copies")
+        .rng();
+    scale_load(log, site.copy_p, WEEK, &mut rng)
+}
+
+/// The jobs of `all` submitted in the first `days` days (from the first submission).
+pub fn window(all: &[Job], days: f64) -> Vec<Job> {
+    let first = all.first().map_or(0, |j| j.submit);
+    let end = first + (days * 86_400.0) as Time;
+    all.iter().copied().filter(|j| j.submit < end).collect()
+}
+
+/// What a load level's target utilization is measured as when the copy probability is
+/// calibrated to it (spec §2.15 PROPOSAL: bisection on p; the measure is our reading).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UtilizationMeasure {
+    /// Spec §5's utilization of the window's jobs run alone under conservative backfilling
+    /// (no reservations): Σ procs × run over capacity × (last completion − first
+    /// submission). The `load` metric of a priced run is the same quantity with the
+    /// reservations placed.
+    Achieved,
+    /// The window's work over capacity × (last − first submission): a property of the log,
+    /// no simulation.
+    Offered,
+}
+
+/// A copy probability calibrated to a target utilization.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    pub copy_p: f64,
+    /// The utilization measured at `copy_p`.
+    pub utilization: f64,
+}
+
+/// The copy probability whose `days`-day window reaches `target` under `measure` (spec
+/// §2.15: "calibrate p by bisection to hit the target utilizations"): the smallest p found
+/// by 30 halvings of [0, 1] whose measure is at least `target`. The copies are the ones
+/// [`background_jobs`] draws, so the calibrated site is exactly the one a run simulates. A
+/// target the log already reaches is p = 0; one it cannot reach even with every copy is an
+/// error naming the utilization at p = 1.
+pub fn calibrate_copy_p(
+    site: &SiteSpec,
+    jobs: u64,
+    seed: u64,
+    days: f64,
+    target: f64,
+    measure: UtilizationMeasure,
+) -> Result<Calibration, ModelError> {
+    static CACHE: Memo<Calibration> = Memo::new();
+    let key = format!(
+        "{}|{}|{jobs}|{seed}|{days}|{target}|{measure:?}",
+        site.trace, site.procs
+    );
+    let log = log_jobs(site, jobs)?;
+    let at = |p: f64| -> Result<f64, ModelError> {
+        let s = SiteSpec {
+            copy_p: p,
+            ..site.clone()
+        };
+        let w = window(&scaled(&log, &s, seed), days);
+        Ok(match measure {
+            UtilizationMeasure::Offered => offered_load(&w, site.procs),
+            UtilizationMeasure::Achieved => {
+                run_priced_site(site.procs, Config::new(Policy::Conservative), w, &[])
+                    .map_err(ModelError::from_display)?
+                    .utilization()
+            }
+        })
+    };
+    CACHE
+        .get(key, || {
+            bisect_copy_p(target, at).map_err(|e| match e {
+                BisectError::Unreachable(u1) => ModelError(format!(
+                    "{}/{}: utilization {target} is out of reach of load scaling: {u1:.4} with every copy ({measure:?}, first {days} days of {jobs} jobs)",
+                    site.trace, site.procs
+                )),
+                BisectError::Target => ModelError(format!(
+                    "target utilization {target} is not in (0, 1]"
+                )),
+                BisectError::Measure(e) => e,
+            })
+        })
+        .map(|c| *c)
+}
+
+#[derive(Debug)]
+enum BisectError {
+    Target,
+    /// The measure at p = 1.
+    Unreachable(f64),
+    Measure(ModelError),
+}
+
+/// The bisection of [`calibrate_copy_p`] on any measure of p.
+fn bisect_copy_p(
+    target: f64,
+    at: impl Fn(f64) -> Result<f64, ModelError>,
+) -> Result<Calibration, BisectError> {
+    if !(target > 0.0 && target <= 1.0) {
+        return Err(BisectError::Target);
+    }
+    let at = |p| at(p).map_err(BisectError::Measure);
+    let u0 = at(0.0)?;
+    if u0 >= target {
+        return Ok(Calibration {
+            copy_p: 0.0,
+            utilization: u0,
+        });
+    }
+    let u1 = at(1.0)?;
+    if u1 < target {
+        return Err(BisectError::Unreachable(u1));
+    }
+    let (mut lo, mut hi, mut u_hi) = (0.0_f64, 1.0_f64, u1);
+    for _ in 0..30 {
+        let mid = 0.5 * (lo + hi);
+        let u = at(mid)?;
+        if u >= target {
+            (hi, u_hi) = (mid, u);
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(Calibration {
+        copy_p: hi,
+        utilization: u_hi,
     })
 }
 
@@ -128,5 +262,74 @@ mod tests {
                 .len(),
             2
         );
+    }
+
+    /// The bisection finds the smallest p of a step measure to within 2^-30, and says when
+    /// the log already reaches the target or cannot.
+    #[test]
+    fn bisection_finds_the_first_p_reaching_the_target() {
+        // 1,000 copies whose kept count rises by one at each p = k / 1000 (the copies' draws).
+        let steps = |p: f64| Ok(0.5 + 0.4 * (p * 1000.0).floor() / 1000.0);
+        for target in [0.5004, 0.6, 0.7, 0.8999, 0.9] {
+            let c = bisect_copy_p(target, steps).unwrap();
+            let k = ((target - 0.5) / 0.4 * 1000.0 - 1e-9).ceil() / 1000.0;
+            assert!(c.utilization >= target, "{target}: {c:?}");
+            assert!((c.copy_p - k).abs() < 1e-8, "{target}: {c:?} vs {k}");
+            assert_eq!(c.utilization, steps(c.copy_p).unwrap());
+        }
+        assert_eq!(bisect_copy_p(0.4, steps).unwrap().copy_p, 0.0);
+        assert!(matches!(
+            bisect_copy_p(0.95, steps),
+            Err(BisectError::Unreachable(u)) if (u - 0.9).abs() < 1e-12
+        ));
+        assert!(matches!(
+            bisect_copy_p(0.0, steps),
+            Err(BisectError::Target)
+        ));
+        assert!(matches!(
+            bisect_copy_p(1.2, steps),
+            Err(BisectError::Target)
+        ));
+    }
+
+    /// On the real CTC log: the calibrated site is the one a run simulates, its window's
+    /// offered load reaches the target, and a hair less copying does not.
+    #[test]
+    fn calibration_on_the_ctc_log_reaches_the_target() {
+        let Some(_) = gridsched_sim::data::data_file_or_skip("traces/CTC-SP2-1996-3.1-cln.swf.gz")
+        else {
+            return;
+        };
+        let site = SiteSpec::parse("CTC/430/0").unwrap();
+        for target in [0.684, 0.788] {
+            let c = calibrate_copy_p(
+                &site,
+                7_000,
+                2008,
+                30.0,
+                target,
+                UtilizationMeasure::Offered,
+            )
+            .unwrap();
+            let at = |p: f64| {
+                let s = SiteSpec {
+                    copy_p: p,
+                    ..site.clone()
+                };
+                offered_load(
+                    &window(&background_jobs(&s, 7_000, 2008).unwrap(), 30.0),
+                    430,
+                )
+            };
+            assert_eq!(at(c.copy_p), c.utilization);
+            assert!(
+                c.utilization >= target && c.utilization < target + 0.01,
+                "{c:?}"
+            );
+            assert!(at(c.copy_p - 1e-6) < target, "{c:?}");
+        }
+        let err = calibrate_copy_p(&site, 7_000, 2008, 30.0, 0.99, UtilizationMeasure::Offered)
+            .unwrap_err();
+        assert!(err.0.contains("out of reach"), "{}", err.0);
     }
 }

@@ -18,14 +18,14 @@
 
 use std::sync::Arc;
 
-use gridsched_batch::{Config, Estimates, Job, Policy, Time};
+use gridsched_batch::{Config, Estimates, Policy};
 use gridsched_provisioning::{PricedRun, ReservationRequest, run_priced_site};
 use gridsched_repro::model::{Measurement, Model, ModelError, ParamSet};
 use gridsched_sim::StreamKey;
 use rand::Rng;
 use rand::seq::SliceRandom;
 
-use super::background::{SiteSpec, background_jobs};
+use super::background::{SiteSpec, UtilizationMeasure, background_jobs, calibrate_copy_p, window};
 use crate::memo::Memo;
 
 /// The model; see the module documentation.
@@ -38,6 +38,19 @@ const PARAMETERS: &[(&str, &str)] = &[
         "TRACE/PROCS/COPY_P (required), e.g. CTC/430/0 (COPY_P: Sabin et al.'s load scaling)",
     ),
     ("copy_p", "override the site's COPY_P (the load axis)"),
+    (
+        "utilization",
+        "calibrate COPY_P by bisection to this target utilization of the window (spec §2.15 PROPOSAL); overrides COPY_P",
+    ),
+    (
+        "utilization_of",
+        "offered (default: the window's work over capacity x submission span) | achieved (spec §5's utilization of the window run alone under conservative backfilling): what `utilization` targets",
+    ),
+    (
+        "utilization_steps",
+        "a list of targets, `log` for the log as it is, e.g. \"log,0.684,0.788\": `load_step` picks one (a load axis shared by sites whose targets differ)",
+    ),
+    ("load_step", "index into `utilization_steps` (0 = first)"),
     (
         "days",
         "the window: the first DAYS days of the log (default 30)",
@@ -83,6 +96,7 @@ const METRICS: &[&str] = &[
     "queue",
     "load",
     "offered_load",
+    "copy_p",
 ];
 
 struct Run {
@@ -101,6 +115,37 @@ struct Setup {
     alpha: f64,
     policy: Policy,
     estimates: Estimates,
+}
+
+/// The target utilization the parameters ask for, if any (`None`: the site's COPY_P as given).
+fn target_utilization(params: &ParamSet) -> Result<Option<f64>, ModelError> {
+    match (params.has("utilization"), params.has("utilization_steps")) {
+        (true, true) => Err(ModelError(
+            "give `utilization` or `utilization_steps` with `load_step`, not both".into(),
+        )),
+        (true, false) => params.f64("utilization").map(Some),
+        (false, false) => Ok(None),
+        (false, true) => {
+            let steps = params.str_or("utilization_steps", "")?;
+            let step = params.f64("load_step")?;
+            let pick = steps
+                .split(',')
+                .nth(step as usize)
+                .filter(|_| step >= 0.0 && step.fract() == 0.0)
+                .ok_or_else(|| {
+                    ModelError(format!("load_step {step} is not an index of `{steps}`"))
+                })?
+                .trim();
+            if pick == "log" {
+                return Ok(None);
+            }
+            pick.parse::<f64>().map(Some).map_err(|_| {
+                ModelError(format!(
+                    "utilization_steps `{steps}`: `{pick}` is neither a utilization nor `log`"
+                ))
+            })
+        }
+    }
 }
 
 impl Setup {
@@ -145,10 +190,7 @@ impl Setup {
 
 fn compute(setup: &Setup, key: &StreamKey, jobs: u64) -> Result<Run, ModelError> {
     let site = &setup.site;
-    let all = background_jobs(site, jobs, key.master_seed())?;
-    let first = all.first().map_or(0, |j| j.submit);
-    let end = first + (setup.days * 86_400.0) as Time;
-    let window: Vec<Job> = all.iter().copied().filter(|j| j.submit < end).collect();
+    let window = window(&background_jobs(site, jobs, key.master_seed())?, setup.days);
     if window.is_empty() {
         return Err(ModelError("the window holds no job".into()));
     }
@@ -226,7 +268,26 @@ impl Model for SinghPricing {
         jobs: u64,
     ) -> Result<Measurement, ModelError> {
         params.check_known(self)?;
-        let setup = Setup::parse(params)?;
+        let mut setup = Setup::parse(params)?;
+        if let Some(target) = target_utilization(params)? {
+            let measure = params.choice(
+                "utilization_of",
+                UtilizationMeasure::Offered,
+                &[
+                    ("offered", UtilizationMeasure::Offered),
+                    ("achieved", UtilizationMeasure::Achieved),
+                ],
+            )?;
+            setup.site.copy_p = calibrate_copy_p(
+                &setup.site,
+                jobs,
+                key.master_seed(),
+                setup.days,
+                target,
+                measure,
+            )?
+            .copy_p;
+        }
         let of_reservations = params.choice(
             "wait_of",
             true,
@@ -288,6 +349,52 @@ impl Model for SinghPricing {
             ("queue", mean(res.iter().map(|x| f64::from(x.queued)))),
             ("load", r.run.utilization()),
             ("offered_load", r.offered_load),
+            ("copy_p", setup.site.copy_p),
         ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gridsched_repro::spec::ParamValue;
+
+    fn params(pairs: &[(&str, ParamValue)]) -> ParamSet {
+        ParamSet::from_pairs(pairs)
+    }
+
+    #[test]
+    fn load_targets_come_from_utilization_or_a_step_list() {
+        let steps = || ParamValue::String("log, 0.684,0.788".into());
+        assert_eq!(target_utilization(&params(&[])).unwrap(), None);
+        assert_eq!(
+            target_utilization(&params(&[("utilization", ParamValue::Float(0.7))])).unwrap(),
+            Some(0.7)
+        );
+        for (step, want) in [(0.0, None), (1.0, Some(0.684)), (2.0, Some(0.788))] {
+            let p = params(&[
+                ("utilization_steps", steps()),
+                ("load_step", ParamValue::Float(step)),
+            ]);
+            assert_eq!(target_utilization(&p).unwrap(), want, "step {step}");
+        }
+        for step in [3.0, 0.5, -1.0] {
+            let p = params(&[
+                ("utilization_steps", steps()),
+                ("load_step", ParamValue::Float(step)),
+            ]);
+            assert!(target_utilization(&p).is_err(), "step {step}");
+        }
+        let both = params(&[
+            ("utilization", ParamValue::Float(0.7)),
+            ("utilization_steps", steps()),
+            ("load_step", ParamValue::Float(1.0)),
+        ]);
+        assert!(target_utilization(&both).is_err());
+        let junk = params(&[
+            ("utilization_steps", ParamValue::String("log,high".into())),
+            ("load_step", ParamValue::Float(1.0)),
+        ]);
+        assert!(target_utilization(&junk).unwrap_err().0.contains("`high`"));
     }
 }
