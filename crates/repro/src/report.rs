@@ -11,7 +11,7 @@ use crate::claims::{ClaimKind, ClaimOutcome, Verdict, fmt_sig4};
 use crate::output::{self, read_runs_csv};
 use crate::registry::{Experiment, Registry};
 use crate::reproduce::{Project, check_claims, summarize};
-use crate::spec::{ColumnSpec, Params, Scale};
+use crate::spec::{ColumnSpec, Params, Scale, TableLayout, TableSpec, TableSpread, TableValues};
 use crate::table::{Lookup, SummaryTable};
 
 /// Writes the report to `out`; returns a one-line summary of the claim counts.
@@ -448,13 +448,14 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
     })
 }
 
-/// The Markdown table of a `kind = "table"` experiment: one row per axis value, the columns of
-/// its `[table]` (default: every metric of every series) as mean ± 95% CI half-width, each
-/// followed by the document's value where the entry gives one.
+/// The Markdown table of a `kind = "table"` experiment: the columns of its `[table]` (default:
+/// every metric of every series), each value as mean ± spread (95% CI half-width or sd),
+/// followed by the document's value where the entry gives one (`†`: flagged as anomalous). By
+/// default one row per axis value; `layout = "columns"` puts one row per column entry and the
+/// axis across, the shape of a document's table.
 pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
-    let columns: Vec<ColumnSpec> = match &exp.spec.table {
-        Some(spec) => spec.columns.clone(),
-        None => exp
+    let spec = exp.spec.table.clone().unwrap_or_else(|| TableSpec {
+        columns: exp
             .spec
             .metrics
             .iter()
@@ -465,51 +466,125 @@ pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
                     series: s.name.clone(),
                     label: None,
                     reference: None,
+                    flagged: Vec::new(),
                 })
             })
             .collect(),
+        note: None,
+        layout: TableLayout::Rows,
+        values: TableValues::Number,
+        spread: TableSpread::Ci95,
+    });
+    let value = |v: f64| match spec.values {
+        TableValues::Number => fmt_sig4(v),
+        TableValues::Duration => fmt_duration(v),
+    };
+    let ours = |c: &ColumnSpec, x: f64| match table.cell(&c.metric, &c.series, x) {
+        Some(cell) if cell.runs > 1 => {
+            let spread = match spec.spread {
+                TableSpread::Ci95 => cell.half_width,
+                TableSpread::Sd => cell.sd,
+            };
+            format!("{} ± {}", value(cell.mean), value(spread))
+        }
+        Some(cell) => value(cell.mean),
+        None => "—".to_string(),
+    };
+    let document = |c: &ColumnSpec, x: f64| {
+        let reference = c.reference.as_ref()?;
+        let i = exp
+            .sweep
+            .axis
+            .paper
+            .iter()
+            .position(|v| v.total_cmp(&x).is_eq());
+        let text = i
+            .and_then(|i| reference.get(i))
+            .filter(|v| v.is_finite())
+            .map_or("—".to_string(), |&v| value(v));
+        let flagged = c.flagged.iter().any(|f| f.total_cmp(&x).is_eq());
+        Some(if flagged { format!("{text} †") } else { text })
     };
     let mut t = String::new();
-    let mut header = vec![escape_cell(&exp.sweep.axis.label)];
-    for c in &columns {
-        header.push(escape_cell(&c.heading()));
-        if c.reference.is_some() {
-            header.push(format!("{} (document)", escape_cell(&c.heading())));
-        }
-    }
-    writeln!(t, "| {} |", header.join(" | ")).ok();
-    writeln!(t, "|{}", "---|".repeat(header.len())).ok();
-    for x in table.xs() {
-        let mut row = vec![escape_cell(&exp.sweep.axis.display(x))];
-        for c in &columns {
-            row.push(match table.cell(&c.metric, &c.series, x) {
-                Some(cell) if cell.runs > 1 => {
-                    format!("{} ± {}", fmt_sig4(cell.mean), fmt_sig4(cell.half_width))
+    let row = |t: &mut String, cells: &[String]| {
+        writeln!(t, "| {} |", cells.join(" | ")).ok();
+    };
+    match spec.layout {
+        TableLayout::Rows => {
+            let mut header = vec![escape_cell(&exp.sweep.axis.label)];
+            for c in &spec.columns {
+                header.push(escape_cell(&c.heading()));
+                if c.reference.is_some() {
+                    header.push(format!("{} (document)", escape_cell(&c.heading())));
                 }
-                Some(cell) => fmt_sig4(cell.mean),
-                None => "—".to_string(),
-            });
-            if let Some(reference) = &c.reference {
-                let i = exp
-                    .sweep
-                    .axis
-                    .paper
-                    .iter()
-                    .position(|v| v.total_cmp(&x).is_eq());
-                row.push(
-                    i.and_then(|i| reference.get(i))
-                        .filter(|v| v.is_finite())
-                        .map_or("—".to_string(), |v| v.to_string()),
-                );
+            }
+            row(&mut t, &header);
+            writeln!(t, "|{}", "---|".repeat(header.len())).ok();
+            for x in table.xs() {
+                let mut cells = vec![escape_cell(&exp.sweep.axis.display(x))];
+                for c in &spec.columns {
+                    cells.push(ours(c, x));
+                    cells.extend(document(c, x));
+                }
+                row(&mut t, &cells);
             }
         }
-        writeln!(t, "| {} |", row.join(" | ")).ok();
+        TableLayout::Columns => {
+            let xs = table.xs();
+            let with_doc = spec.columns.iter().any(|c| c.reference.is_some());
+            let mut header = vec![String::new()];
+            for &x in &xs {
+                let label = escape_cell(&format!(
+                    "{} = {}",
+                    exp.sweep.axis.label,
+                    exp.sweep.axis.display(x)
+                ));
+                if with_doc {
+                    header.push(format!("{label}, ours"));
+                    header.push(format!("{label}, document"));
+                } else {
+                    header.push(label);
+                }
+            }
+            row(&mut t, &header);
+            writeln!(t, "|{}", "---|".repeat(header.len())).ok();
+            for c in &spec.columns {
+                let mut cells = vec![escape_cell(&c.heading())];
+                for &x in &xs {
+                    cells.push(ours(c, x));
+                    if with_doc {
+                        cells.push(document(c, x).unwrap_or_else(|| "—".to_string()));
+                    }
+                }
+                row(&mut t, &cells);
+            }
+        }
     }
     t.push('\n');
-    if let Some(note) = exp.spec.table.as_ref().and_then(|s| s.note.as_ref()) {
+    if let Some(note) = &spec.note {
         writeln!(t, "{note}\n").ok();
     }
     t
+}
+
+/// Seconds as a document prints an elapsed time: `H:MM:SS` (hours unbounded, rounded to the
+/// second), whole milliseconds below one second, `—` when not finite.
+pub fn fmt_duration(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return "—".to_string();
+    }
+    let sign = if seconds < 0.0 { "-" } else { "" };
+    let s = seconds.abs();
+    if s < 1.0 {
+        return format!("{sign}{} ms", (s * 1000.0).round() as u64);
+    }
+    let total = s.round() as u64;
+    format!(
+        "{sign}{}:{:02}:{:02}",
+        total / 3600,
+        total / 60 % 60,
+        total % 60
+    )
 }
 
 #[cfg(test)]
@@ -597,6 +672,66 @@ series = "min-min"
         assert!(md.contains("Units differ."));
     }
 
+    /// `layout = "columns"`: a row per column entry, the axis across with the document's value
+    /// beside ours, durations as H:MM:SS, the sd as spread and a flagged document cell.
+    #[test]
+    fn column_layout_reads_like_the_documents_table() {
+        let sweep = "name = \"toy-c\"\nmodel = \"toy\"\n[axis]\nparameter = \"segments\"\nlabel = \"N\"\npaper = [520, 1040]\n[[series]]\nname = \"h1\"\n[scales.quick]\nreplications = 2\njobs = 1\n[scales.paper]\nreplications = 2\njobs = 1\n";
+        let entry = r#"
+id = "toy-table-4"
+title = "t"
+kind = "table"
+caption = "c"
+sweep = "toy-c"
+metrics = ["makespan"]
+[plot]
+metric = "makespan"
+y_label = "y"
+[table]
+layout = "columns"
+values = "duration"
+spread = "sd"
+[[table.columns]]
+metric = "makespan"
+series = "h1"
+label = "H1 AWT"
+reference = [0.05, 2106]
+flagged = [1040]
+"#;
+        let registry = Registry::from_sources(
+            &[("toy/sweeps/c.toml", sweep), ("toy/table-4.toml", entry)],
+            crate::testing::catalog(vec![]),
+        )
+        .unwrap();
+        let exp = &registry.all()[0];
+        let v = |x: f64, run: u32, value: f64| RunValue {
+            x,
+            series: "h1".into(),
+            run,
+            metric: "makespan".into(),
+            value,
+        };
+        let table = summarize(
+            exp,
+            &[
+                v(520.0, 0, 0.04),
+                v(520.0, 1, 0.06),
+                v(1040.0, 0, 3590.0),
+                v(1040.0, 1, 3610.0),
+            ],
+        );
+        let md = results_table(exp, &table);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(
+            lines[0],
+            "|  | N = 520, ours | N = 520, document | N = 1040, ours | N = 1040, document |"
+        );
+        assert_eq!(
+            lines[2], "| H1 AWT | 50 ms ± 14 ms | 50 ms | 1:00:00 ± 0:00:14 | 0:35:06 † |",
+            "{md}"
+        );
+    }
+
     #[test]
     fn fails_show_their_reason_and_other_kinds_are_counted_apart() {
         let sweep = "name = \"toy-s\"\nmodel = \"toy\"\n[axis]\nparameter = \"segments\"\nlabel = \"N\"\npaper = [1]\n[[series]]\nname = \"sas\"\n[scales.quick]\nreplications = 1\njobs = 1\n[scales.paper]\nreplications = 1\njobs = 1\n";
@@ -659,5 +794,16 @@ expect = "makespan[sas] > 6"
             md.contains("| toy | 1 | quick | 0 | 2 | 0 | 0 | 1 / 0 / 0 / 0 | 1 / 0 / 0 / 0 |"),
             "{md}"
         );
+    }
+
+    #[test]
+    fn durations_print_as_documents_do() {
+        assert_eq!(fmt_duration(0.05), "50 ms");
+        assert_eq!(fmt_duration(0.9994), "999 ms");
+        assert_eq!(fmt_duration(59.0), "0:00:59");
+        assert_eq!(fmt_duration(3_375.0), "0:56:15");
+        assert_eq!(fmt_duration(992_259.0), "275:37:39");
+        assert_eq!(fmt_duration(-61.0), "-0:01:01");
+        assert_eq!(fmt_duration(f64::NAN), "—");
     }
 }

@@ -242,7 +242,7 @@ pub struct ExperimentSpec {
     pub table: Option<TableSpec>,
 }
 
-/// The report table of a `kind = "table"` experiment: one row per axis value.
+/// The report table of a `kind = "table"` experiment.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TableSpec {
@@ -250,6 +250,52 @@ pub struct TableSpec {
     /// Shown under the table (e.g. the document's units, what "reference" means).
     #[serde(default)]
     pub note: Option<String>,
+    /// Which way the table runs (default: one row per axis value).
+    #[serde(default)]
+    pub layout: TableLayout,
+    /// How values are written (default: numbers to 4 significant digits).
+    #[serde(default)]
+    pub values: TableValues,
+    /// What follows a mean (default: the 95% CI half-width).
+    #[serde(default)]
+    pub spread: TableSpread,
+}
+
+/// Which way a report table runs.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TableLayout {
+    /// One row per axis value, one column per `[[table.columns]]` entry (and its document
+    /// column).
+    #[default]
+    Rows,
+    /// One row per `[[table.columns]]` entry, one column per axis value followed by the
+    /// document's value: the layout of a document's table whose columns are the axis (e.g.
+    /// "N = 520, 1040, ..." with a row per system and metric).
+    Columns,
+}
+
+/// How a report table writes values.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TableValues {
+    /// Numbers, 4 significant digits.
+    #[default]
+    Number,
+    /// Seconds written as `H:MM:SS` (hours unbounded), or whole milliseconds (`412 ms`) below
+    /// one second, as documents print elapsed times; the document's values are seconds too.
+    Duration,
+}
+
+/// What a report table shows after each mean.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TableSpread {
+    /// `± half-width` of the Student-t 95% CI of the mean.
+    #[default]
+    Ci95,
+    /// `± sd`: the sample standard deviation over runs (the spread of one run, not of the mean).
+    Sd,
 }
 
 /// One column of a report table: a metric of a series, as mean ± 95% CI half-width.
@@ -265,6 +311,10 @@ pub struct ColumnSpec {
     /// a `(document)` column next to ours.
     #[serde(default)]
     pub reference: Option<Vec<f64>>,
+    /// Paper axis values at which the document's value is flagged as anomalous (a likely typo
+    /// or a contradiction the spec records): marked `†` in the table, explained by the note.
+    #[serde(default)]
+    pub flagged: Vec<f64>,
 }
 
 impl ColumnSpec {

@@ -19,6 +19,8 @@ pub struct Cell {
     pub mean: f64,
     /// Half-width of the Student-t 95% CI; 0 when there is a single run.
     pub half_width: f64,
+    /// Sample standard deviation (n − 1); 0 when there is a single run.
+    pub sd: f64,
     pub runs: usize,
 }
 
@@ -37,6 +39,17 @@ pub trait Lookup {
 pub(crate) fn x_key(x: f64) -> i64 {
     let bits = x.to_bits() as i64;
     if bits < 0 { bits ^ i64::MAX } else { bits }
+}
+
+/// The sample standard deviation (n − 1 denominator); 0 below two values.
+fn sample_sd(sample: &[f64]) -> f64 {
+    let n = sample.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let mean = sample.iter().sum::<f64>() / n as f64;
+    let ss: f64 = sample.iter().map(|v| (v - mean) * (v - mean)).sum();
+    (ss / (n - 1) as f64).sqrt()
 }
 
 /// A summarised table built from per-run values.
@@ -70,6 +83,7 @@ impl SummaryTable {
                 Cell {
                     mean,
                     half_width,
+                    sd: sample_sd(&sample),
                     runs: sample.len(),
                 },
             );

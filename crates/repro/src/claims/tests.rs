@@ -37,6 +37,7 @@ impl Table {
             let c = Cell {
                 mean: means[i],
                 half_width: hw[i],
+                sd: 0.0,
                 runs: 30,
             };
             self.cells
