@@ -467,6 +467,7 @@ pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
                     label: None,
                     reference: None,
                     flagged: Vec::new(),
+                    values: None,
                 })
             })
             .collect(),
@@ -475,7 +476,7 @@ pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
         values: TableValues::Number,
         spread: TableSpread::Ci95,
     });
-    let value = |v: f64| match spec.values {
+    let value = |c: &ColumnSpec, v: f64| match c.values.unwrap_or(spec.values) {
         TableValues::Number => fmt_sig4(v),
         TableValues::Duration => fmt_duration(v),
     };
@@ -485,9 +486,9 @@ pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
                 TableSpread::Ci95 => cell.half_width,
                 TableSpread::Sd => cell.sd,
             };
-            format!("{} ± {}", value(cell.mean), value(spread))
+            format!("{} ± {}", value(c, cell.mean), value(c, spread))
         }
-        Some(cell) => value(cell.mean),
+        Some(cell) => value(c, cell.mean),
         None => "—".to_string(),
     };
     let document = |c: &ColumnSpec, x: f64| {
@@ -501,7 +502,7 @@ pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
         let text = i
             .and_then(|i| reference.get(i))
             .filter(|v| v.is_finite())
-            .map_or("—".to_string(), |&v| value(v));
+            .map_or("—".to_string(), |&v| value(c, v));
         let flagged = c.flagged.iter().any(|f| f.total_cmp(&x).is_eq());
         Some(if flagged { format!("{text} †") } else { text })
     };

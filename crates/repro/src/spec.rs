@@ -315,6 +315,10 @@ pub struct ColumnSpec {
     /// or a contradiction the spec records): marked `†` in the table, explained by the note.
     #[serde(default)]
     pub flagged: Vec<f64>,
+    /// How this column's values are written, if not the table's way (e.g. a count in a table
+    /// of durations).
+    #[serde(default)]
+    pub values: Option<TableValues>,
 }
 
 impl ColumnSpec {
