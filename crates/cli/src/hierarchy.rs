@@ -1,5 +1,6 @@
-//! `hierarchy`: Al-Zoubi (2006)'s hierarchical grid scheduling (H1, one Grid tree) on the
-//! thesis's grid and network, one run with its per-job records and the AWT / AET / TRT of §5;
+//! `hierarchy`: Al-Zoubi (2006)'s grid systems — P2P, H1 (one Grid tree) and the hybrids H4 /
+//! H16 — on the thesis's grid and network, one run with its per-job records and the AWT / AET
+//! / TRT of §5 (and the jobs Fallback saved under OS changes);
 //! `hierarchy delay`: the network's transfer time of a message between two addresses
 //! (Table 1's model).
 
@@ -7,7 +8,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
-use gridsched_hierarchical::hierarchy::{HierarchyConfig, RootLevel, Submission, run_hierarchy};
+use gridsched_hierarchical::hierarchy::{
+    HierarchyConfig, OsChanges, RootLevel, RunResult, Submission, run_hierarchy,
+};
+use gridsched_hierarchical::p2p::{Flooding, P2pConfig, run_p2p};
 use gridsched_hierarchical::{Address, Grid, Network, PathClass, draw_jobs};
 use gridsched_sim::StreamKey;
 
@@ -29,10 +33,30 @@ enum HierarchyCommand {
     Delay(DelayArgs),
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum SystemArg {
-    /// One Grid tree rooted at the GSS (P2P and the hybrids are not implemented yet).
+    /// Every server a peer with 3-6 nearby neighbours; requests flood (§3.8).
+    P2p,
+    /// One Grid tree rooted at the GSS.
     H1,
+    /// A tree per backbone, the 4 roots peering (§3.9).
+    H4,
+    /// A tree per net, the 16 roots peering (§3.9).
+    H16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OnOff {
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FloodingArg {
+    /// Flood collapse and retry skipping (spec §7 item 7): the same outcomes, fast.
+    Collapsed,
+    /// Every message an event: the reference, for small workloads.
+    Naive,
 }
 
 #[derive(Debug, Args)]
@@ -54,9 +78,22 @@ struct RunArgs {
     /// Experiment 3's think-time mean in hours (the thesis's 1, 24, 168).
     #[arg(long)]
     think_hours: Option<f64>,
-    /// Butterfly and Load-Balance off (the thesis's Experiment 4).
-    #[arg(long)]
+    /// Butterfly and Load-Balance, on or off together (the thesis's Experiment 4; hierarchies
+    /// only).
+    #[arg(long, value_enum, default_value = "on")]
+    butterfly: OnOff,
+    /// The same as `--butterfly off`.
+    #[arg(long, conflicts_with = "butterfly")]
     no_rescheduling: bool,
+    /// Servers change OS (Experiment 5; hierarchies only): `thesis` for the thesis's means
+    /// (1 d, 3 d, 1 w, 30 d, 90 d, 180 d), or one or more interval means with a unit (ms, s,
+    /// min, h, d, w), e.g. `1d` or `6h,1w`: each server draws its mean from the list, waits
+    /// Exp(mean), redraws its OS and its mean. Fallback reschedules the jobs a change strands.
+    #[arg(long)]
+    os_changes: Option<String>,
+    /// P2P's flooding engine.
+    #[arg(long, value_enum, default_value = "collapsed")]
+    p2p_flooding: FloodingArg,
     /// Seed of the grid's server types and OSes, the jobs and the submitters.
     #[arg(long, default_value_t = 2006)]
     seed: u64,
@@ -83,7 +120,7 @@ struct DelayArgs {
 pub fn run(args: HierarchyArgs) -> Result<()> {
     match (args.command, args.run) {
         (Some(HierarchyCommand::Delay(d)), _) => delay(d),
-        (None, Some(r)) => run_h1(r),
+        (None, Some(r)) => run_system(r),
         (None, None) => bail!("give --jobs, --size and --out, or `hierarchy delay`"),
     }
 }
@@ -126,6 +163,44 @@ pub fn parse_size(text: &str) -> Result<u64> {
 }
 
 /// `HH:MM:SS.mmm` (hours may exceed 24, as in the thesis's tables).
+/// `--os-changes`: `thesis` or a comma list of durations with a unit (ms, s, min, h, d, w).
+fn parse_os_changes(text: &str) -> Result<OsChanges> {
+    if text.trim().eq_ignore_ascii_case("thesis") {
+        return Ok(OsChanges::thesis());
+    }
+    let means = text
+        .split(',')
+        .map(|d| parse_duration_ms(d.trim()))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(OsChanges::with_means(means))
+}
+
+/// A positive duration with a unit (`ms`, `s`, `min`, `h`, `d`, `w`), in whole ms.
+fn parse_duration_ms(text: &str) -> Result<u64> {
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic())
+        .with_context(|| format!("`{text}`: a duration needs a unit (ms, s, min, h, d, w)"))?;
+    let (num, unit) = text.split_at(split);
+    let value: f64 = num
+        .trim()
+        .parse()
+        .with_context(|| format!("`{text}`: `{num}` is not a number"))?;
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "ms" => 1.0,
+        "s" => 1e3,
+        "min" | "m" => 6e4,
+        "h" => 3.6e6,
+        "d" => 8.64e7,
+        "w" | "wk" => 6.048e8,
+        u => bail!("`{text}`: unknown unit `{u}` (ms, s, min, h, d, w)"),
+    };
+    let ms = (value * scale).round();
+    if !(1.0..1e18).contains(&ms) {
+        bail!("`{text}`: a duration must be at least 1 ms");
+    }
+    Ok(ms as u64)
+}
+
 fn hms_ms(ms: u64) -> String {
     let s = ms / 1000;
     format!(
@@ -179,7 +254,7 @@ fn delay(d: DelayArgs) -> Result<()> {
     )
 }
 
-fn run_h1(a: RunArgs) -> Result<()> {
+fn run_system(a: RunArgs) -> Result<()> {
     if a.jobs == 0 {
         bail!("--jobs must be at least 1");
     }
@@ -202,26 +277,59 @@ fn run_h1(a: RunArgs) -> Result<()> {
         (e, Some(_)) => bail!("--think-hours is for --experiment 3, not {e}"),
         (e, None) => bail!("unknown experiment {e}"),
     };
-    let root = match a.system {
-        SystemArg::H1 => RootLevel::Grid,
-    };
+    let rescheduling = a.butterfly == OnOff::On && !a.no_rescheduling;
+    let os_changes = a
+        .os_changes
+        .as_deref()
+        .map(parse_os_changes)
+        .transpose()
+        .context("--os-changes")?;
+    if a.system == SystemArg::P2p && (os_changes.is_some() || !rescheduling) {
+        bail!(
+            "--os-changes and --butterfly off apply to the hierarchies (h1, h4, h16): P2P has no Fallback, Butterfly or Load-Balance"
+        );
+    }
     let key = StreamKey::new(a.seed, "gridsched-hierarchy");
     let grid = Grid::thesis(&key);
     let jobs = draw_jobs(&key, a.jobs, mean_mb)?;
-    let config = HierarchyConfig {
-        butterfly_lb: !a.no_rescheduling,
-        ..HierarchyConfig::default()
+    let name = format!("{:?}", a.system).to_lowercase();
+    let changing = os_changes.is_some();
+    let r: RunResult = match a.system {
+        SystemArg::P2p => {
+            let config = P2pConfig {
+                flooding: match a.p2p_flooding {
+                    FloodingArg::Collapsed => Flooding::Collapsed,
+                    FloodingArg::Naive => Flooding::Naive,
+                },
+                ..P2pConfig::default()
+            };
+            run_p2p(&grid, Network::thesis(), &jobs, &submission, &config, &key)
+                .context("running P2P")?
+                .result
+        }
+        SystemArg::H1 | SystemArg::H4 | SystemArg::H16 => {
+            let root = match a.system {
+                SystemArg::H4 => RootLevel::Backbone,
+                SystemArg::H16 => RootLevel::Net,
+                _ => RootLevel::Grid,
+            };
+            let config = HierarchyConfig {
+                butterfly_lb: rescheduling,
+                os_changes,
+                ..HierarchyConfig::default()
+            };
+            run_hierarchy(
+                &grid,
+                Network::thesis(),
+                &jobs,
+                &submission,
+                root,
+                config,
+                &key,
+            )
+            .with_context(|| format!("running {name}"))?
+        }
     };
-    let r = run_hierarchy(
-        &grid,
-        Network::thesis(),
-        &jobs,
-        &submission,
-        root,
-        config,
-        &key,
-    )
-    .context("running H1")?;
     if r.unfinished > 0 {
         bail!(
             "{} of {} jobs did not complete (a protocol error; please report it)",
@@ -232,12 +340,12 @@ fn run_h1(a: RunArgs) -> Result<()> {
     let t = grid.topology();
     let addr = |n| t.address(n).map(|x| x.to_string()).unwrap_or_default();
     let mut csv = String::from(
-        "job,workstation,server,server_cpus,distance,os,input_bytes,rt,sjtt,jct,wait,exec\n",
+        "job,workstation,server,server_cpus,distance,os,input_bytes,rt,sjtt,jct,wait,exec,fallback\n",
     );
     for rec in &r.records {
         let server = grid.servers()[rec.server.index()];
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             rec.job,
             addr(rec.workstation),
             addr(rec.server_node),
@@ -250,36 +358,53 @@ fn run_h1(a: RunArgs) -> Result<()> {
             secs(rec.jct),
             secs(rec.sjtt - rec.rt),
             secs(rec.jct - rec.sjtt),
+            u8::from(rec.fallback_hit),
         ));
     }
     out::write(&a.out, csv.as_bytes())?;
     let m = r.metrics;
     let to_stderr = out::data_on_stdout([a.out.as_path()]);
     let messages: u64 = r.messages.values().sum();
-    out::say(
-        to_stderr,
-        &format!(
-            "h1: {} jobs of mean {} bytes on {} servers, experiment {}, seed {}{}\n  AWT  {}  ({:.3} s)\n  AET  {}  ({:.3} s)\n  TRT  {}  ({} s)\n  messages {messages}, butterfly moves {}, load-balance moves {}\n",
-            m.jobs,
-            bytes,
-            grid.servers().len(),
-            a.experiment,
-            a.seed,
-            if a.no_rescheduling {
-                ", Butterfly and Load-Balance off"
-            } else {
-                ""
-            },
-            hms(m.awt_s),
-            m.awt_s,
-            hms(m.aet_s),
-            m.aet_s,
-            hms(m.trt_ms as f64 / 1000.0),
-            secs(m.trt_ms),
-            r.butterfly_moves,
-            r.load_balance_moves,
-        ),
-    )?;
+    let mut summary = format!(
+        "{name}: {} jobs of mean {} bytes on {} servers, experiment {}, seed {}{}{}\n  AWT  {}  ({:.3} s)\n  AET  {}  ({:.3} s)\n  TRT  {}  ({} s)\n  messages {messages}",
+        m.jobs,
+        bytes,
+        grid.servers().len(),
+        a.experiment,
+        a.seed,
+        if rescheduling || a.system == SystemArg::P2p {
+            ""
+        } else {
+            ", Butterfly and Load-Balance off"
+        },
+        if changing {
+            ", servers changing OS"
+        } else {
+            ""
+        },
+        hms(m.awt_s),
+        m.awt_s,
+        hms(m.aet_s),
+        m.aet_s,
+        hms(m.trt_ms as f64 / 1000.0),
+        secs(m.trt_ms),
+    );
+    if a.system != SystemArg::P2p {
+        summary.push_str(&format!(
+            ", butterfly moves {}, load-balance moves {}",
+            r.butterfly_moves, r.load_balance_moves
+        ));
+    }
+    if changing {
+        summary.push_str(&format!(
+            "\n  saved jobs {} ({:.2} %), fallback returns {}",
+            r.saved_jobs,
+            100.0 * r.saved_jobs as f64 / f64::from(a.jobs),
+            r.fallback_returns
+        ));
+    }
+    summary.push('\n');
+    out::say(to_stderr, &summary)?;
     if a.experiment != 1 {
         eprintln!(
             "note: the thesis measures TRT only under continuous submission (experiment 1, §5.8)"
@@ -304,6 +429,20 @@ mod tests {
             "0GB", "0", "10", "-1GB", "1TB", "GB", "1.5B", "abcMB", "nanGB", "+1GB",
         ] {
             assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn os_change_means_parse_with_units() {
+        assert_eq!(parse_os_changes("thesis").unwrap(), OsChanges::thesis());
+        assert_eq!(
+            parse_os_changes("6h, 1w").unwrap().means_ms,
+            vec![21_600_000, 604_800_000]
+        );
+        assert_eq!(parse_duration_ms("90s").unwrap(), 90_000);
+        assert_eq!(parse_duration_ms("1.5min").unwrap(), 90_000);
+        for bad in ["", "1", "h", "0d", "-1d", "1y", "nand", "1d,"] {
+            assert!(parse_os_changes(bad).is_err(), "{bad}");
         }
     }
 

@@ -18,17 +18,22 @@
 //!   [`gridsched_sim::Simulation`], the paper-agnostic message-driven engine (spec §7),
 //!   whose messages the network times through a [`Placement`] of actors on nodes:
 //!   self-discovery with bags and channels, adaptive child scheduling with RFCs and
-//!   `B_share`, Butterfly and Load-Balance, on a tree rooted at level 0, 1 or 2.
+//!   `B_share`, Butterfly, Load-Balance and Fallback under OS changes (§3.2–3.7), on a tree
+//!   rooted at level 0, 1 or 2 (H1, H4, H16) whose roots peer in the hybrids (§3.9);
+//! - the **P2P baseline** ([`p2p`], §3.8): every server a peer on a nearest-neighbour
+//!   overlay, flooding with duplicate suppression and 2-minute resubmission, literally
+//!   (`Flooding::Naive`) or with flood collapse and retry skipping (`Flooding::Collapsed`,
+//!   the same outcomes, tested).
 //!
-//! The experiments `alzoubi-table-1` and `alzoubi-calib-trt520` and `gridsched hierarchy` use
-//! it. Not implemented yet: Fallback and resource changes (§3.6), the P2P baseline (§3.8) and the
-//! peering of trees into hybrids (§3.9), with Tables 2–8 (issue 17).
+//! The experiments `alzoubi-table-1`, `alzoubi-calib-trt520`, `alzoubi-table-4` … `-8` (and
+//! their figures 34–77) and `gridsched hierarchy` use it.
 
 pub mod address;
 pub mod grid;
 pub mod hierarchy;
 pub mod jobs;
 pub mod network;
+pub mod p2p;
 pub mod placement;
 
 pub use address::{Address, AddressError, NodeId, Topology};

@@ -5,20 +5,28 @@
 //!   path of Fig. 33), beside the thesis's printed value where Table 1 gives one; a 100 B
 //!   control message and 9 GB on the same path repeat at every x (the text's other timings).
 //!   Deterministic: one run per point.
-//! - `alzoubi-hierarchy`: one run of hierarchical scheduling (H1) per replication, `jobs` jobs
-//!   of mean size `size_mb`, with the §5 metrics (AWT, AET, TRT), the slowest-server bound of
-//!   alzoubi-calib-trt520 and the thesis's H1 TRT (Table 4c) where it prints one.
+//! - `alzoubi-hierarchy`: one run of a grid system per replication — P2P (§3.8), H1 (one tree)
+//!   or the hybrids H4 / H16 (§3.9) — with `n` jobs (default: the scale's) of mean size
+//!   `size_mb` under Exp 1, 2 or 3's submission, optionally with Exp 4's rescheduling off or
+//!   Exp 5's OS changes: the §5 metrics (AWT, AET, TRT), saved jobs, the slowest-server bound
+//!   of alzoubi-calib-trt520 and the thesis's H1 TRT (Table 4c) where it prints one. Runs are
+//!   memoized per process, so the figures and tables that share a sweep (or the same
+//!   configuration in another sweep, e.g. Table 7's enabled rows and Table 4's H1 100 GB) run
+//!   it once.
 
 use gridsched_hierarchical::hierarchy::{
-    DiscoveryTrigger, DonorJob, HierarchyConfig, Proximity, RfcRule, RootLevel, ShareBase,
-    Submission, run_hierarchy, slowest_server_bound_ms,
+    DiscoveryTrigger, DonorJob, HierarchyConfig, OsChanges, Proximity, RfcRule, RootLevel,
+    RunResult, ShareBase, Submission, run_hierarchy, slowest_server_bound_ms,
 };
+use gridsched_hierarchical::p2p::{Flooding, P2pConfig, run_p2p};
 use gridsched_hierarchical::{
     Address, ExecModel, Grid, Network, NetworkConfig, Rounding, draw_jobs,
 };
 use gridsched_repro::model::{Measurement, Model, ModelError, ParamSet};
 use gridsched_repro::papers::Paper;
 use gridsched_sim::StreamKey;
+
+use crate::memo::Memo;
 
 /// The document.
 pub static PAPER: Paper = Paper {
@@ -185,7 +193,19 @@ const HIERARCHY_PARAMS: &[(&str, &str)] = &[
     ),
     (
         "system",
-        "h1 (one Grid tree; P2P and the hybrids are issue 17)",
+        "p2p (§3.8) | h1 (one Grid tree, default) | h4 (a tree per backbone) | h16 (a tree per net), the hybrids peering per §3.9",
+    ),
+    (
+        "n",
+        "the workload's number of jobs N (default: the scale's jobs per replication)",
+    ),
+    (
+        "os_changes",
+        "off (default) | thesis: every server changes OS as a Poisson process with a mean from {1 d, 3 d, 1 wk, 30 d, 90 d, 180 d} (Exp 5, §3.6, A21)",
+    ),
+    (
+        "p2p_flooding",
+        "collapsed (default: flood collapse and retry skipping, §7 item 7) | naive (every message an event; small N only)",
     ),
     (
         "experiment",
@@ -221,6 +241,11 @@ const HIERARCHY_METRICS: &[&str] = &[
     "messages",
     "butterfly_moves",
     "load_balance_moves",
+    "saved_jobs",
+    "saved_pct",
+    "fallback_returns",
+    "p2p_resubmissions",
+    "p2p_components",
 ];
 
 /// Table 4c's H1 TRTs for N = 520 (Exp 1), seconds: (N, MB, TRT).
@@ -281,8 +306,25 @@ fn hierarchy_config(p: &ParamSet) -> Result<HierarchyConfig, ModelError> {
         exec: ExecModel {
             bytes_per_cpu_second: b as u64,
         },
+        os_changes: p
+            .choice("os_changes", None, &[("off", None), ("thesis", Some(()))])?
+            .map(|()| OsChanges::thesis()),
         ..HierarchyConfig::default()
     })
+}
+
+/// The grid system a run simulates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum System {
+    P2p,
+    Tree(RootLevel),
+}
+
+/// One finished run and what only P2P reports.
+struct Run {
+    result: RunResult,
+    p2p_resubmissions: f64,
+    p2p_components: f64,
 }
 
 fn submission(p: &ParamSet) -> Result<Submission, ModelError> {
@@ -324,36 +366,95 @@ impl Model for AlzoubiHierarchy {
         jobs: u64,
     ) -> Result<Measurement, ModelError> {
         params.check_known(self)?;
-        let root = match params.str_or("system", "h1")? {
-            "h1" => RootLevel::Grid,
+        let system = match params.str_or("system", "h1")? {
+            "p2p" => System::P2p,
+            "h1" => System::Tree(RootLevel::Grid),
+            "h4" => System::Tree(RootLevel::Backbone),
+            "h16" => System::Tree(RootLevel::Net),
             s => {
                 return Err(ModelError(format!(
-                    "parameter `system`: unknown value `{s}`; expected h1"
+                    "parameter `system`: unknown value `{s}`; expected p2p, h1, h4 or h16"
                 )));
             }
         };
         let mb = params.f64("size_mb")?;
-        let n = u32::try_from(jobs).map_err(|_| ModelError(format!("too many jobs: {jobs}")))?;
+        let n = if params.has("n") {
+            let n = params.f64("n")?;
+            if !(n >= 1.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX)) {
+                return Err(ModelError(format!(
+                    "parameter `n` must be a positive whole number of jobs, got {n}"
+                )));
+            }
+            n as u32
+        } else {
+            u32::try_from(jobs).map_err(|_| ModelError(format!("too many jobs: {jobs}")))?
+        };
         let config = hierarchy_config(params)?;
         let submission = submission(params)?;
-        let grid = Grid::thesis(key);
-        let specs = draw_jobs(key, n, mb).map_err(ModelError::from_display)?;
+        let flooding = params.choice(
+            "p2p_flooding",
+            Flooding::Collapsed,
+            &[
+                ("collapsed", Flooding::Collapsed),
+                ("naive", Flooding::Naive),
+            ],
+        )?;
         let network = Network::thesis();
         let bound_ms = slowest_server_bound_ms(&network, &config.exec, mb)
             .map_err(ModelError::from_display)?;
-        let r = run_hierarchy(&grid, network, &specs, &submission, root, config, key)
-            .map_err(ModelError::from_display)?;
+        // Everything a run depends on; two sweeps naming the same configuration share it.
+        let memo_key = format!(
+            "{system:?}|{mb}|{n}|{submission:?}|{config:?}|{flooding:?}|{}|{}",
+            key.master_seed(),
+            key.replication_index()
+        );
+        static RUNS: Memo<Run> = Memo::new();
+        let run = RUNS.get(memo_key, || {
+            let grid = Grid::thesis(key);
+            let specs = draw_jobs(key, n, mb).map_err(ModelError::from_display)?;
+            match system {
+                System::Tree(root) => Ok(Run {
+                    result: run_hierarchy(&grid, network, &specs, &submission, root, config.clone(), key)
+                        .map_err(ModelError::from_display)?,
+                    p2p_resubmissions: f64::NAN,
+                    p2p_components: f64::NAN,
+                }),
+                System::P2p => {
+                    if config.os_changes.is_some() {
+                        return Err(ModelError(
+                            "os_changes applies to the hierarchies (Fallback, §3.6); the thesis's P2P has no resource changes".into(),
+                        ));
+                    }
+                    let p2p = P2pConfig {
+                        flooding,
+                        exec: config.exec,
+                        ..P2pConfig::default()
+                    };
+                    let r = run_p2p(&grid, network, &specs, &submission, &p2p, key)
+                        .map_err(ModelError::from_display)?;
+                    Ok(Run {
+                        result: r.result,
+                        p2p_resubmissions: r.resubmissions as f64,
+                        p2p_components: r.components as f64,
+                    })
+                }
+            }
+        })?;
+        let r = &run.result;
         let trt_s = r.metrics.trt_ms as f64 / 1000.0;
         let bound_s = bound_ms as f64 / 1000.0;
-        let thesis =
-            if submission == Submission::Continuous && params.bool_or("butterfly_lb", true)? {
-                THESIS_H1_TRT
-                    .iter()
-                    .find(|t| t.0 == n && t.1 == mb)
-                    .map_or(f64::NAN, |t| t.2)
-            } else {
-                f64::NAN
-            };
+        let thesis = if system == System::Tree(RootLevel::Grid)
+            && submission == Submission::Continuous
+            && config.butterfly_lb
+            && config.os_changes.is_none()
+        {
+            THESIS_H1_TRT
+                .iter()
+                .find(|t| t.0 == n && t.1 == mb)
+                .map_or(f64::NAN, |t| t.2)
+        } else {
+            f64::NAN
+        };
         Ok(vec![
             ("awt_s", r.metrics.awt_s),
             ("aet_s", r.metrics.aet_s),
@@ -368,6 +469,11 @@ impl Model for AlzoubiHierarchy {
             ("messages", r.messages.values().sum::<u64>() as f64),
             ("butterfly_moves", r.butterfly_moves as f64),
             ("load_balance_moves", r.load_balance_moves as f64),
+            ("saved_jobs", r.saved_jobs as f64),
+            ("saved_pct", 100.0 * r.saved_jobs as f64 / f64::from(n)),
+            ("fallback_returns", r.fallback_returns as f64),
+            ("p2p_resubmissions", run.p2p_resubmissions),
+            ("p2p_components", run.p2p_components),
         ])
     }
 }
@@ -410,7 +516,7 @@ mod tests {
         }
         let p = ParamSet::from_pairs(&[
             ("size_mb", ParamValue::Float(312.7)),
-            ("system", ParamValue::String("p2p".into())),
+            ("system", ParamValue::String("p2q".into())),
         ]);
         assert!(AlzoubiHierarchy.run(&p, &key, 10).is_err());
     }

@@ -27,7 +27,8 @@ use rand::Rng;
 use crate::address::{Address, NodeId};
 use crate::grid::{Os, Server};
 use crate::hierarchy::config::{
-    ChannelRebuild, DiscoveryTrigger, DonorJob, HierarchyConfig, RfcRule, ShareBase,
+    AcceptForeign, ChannelRebuild, DiscoveryTrigger, DonorJob, HierarchyConfig, Peering, RfcRule,
+    ShareBase,
 };
 use crate::jobs::JobSpec;
 use crate::network::{DelayError, PathClass};
@@ -55,20 +56,57 @@ pub enum Msg {
         round: u32,
         jobs: Rc<[Jd]>,
     },
-    /// A child's channels after a round: (OS, power, bag size).
+    /// A child's channels after a round: (OS, power, bag size). `seq` numbers the child's
+    /// reports (BAG and CHANNEL_UPDATE) so a parent can tell a stale one under resource
+    /// changes.
     Bag {
         round: u32,
+        seq: u32,
         channels: Vec<(Os, u64, u32)>,
+    },
+    /// A child's channels after a resource change, outside any round (CHANNEL_UPDATE, and
+    /// CANCEL_CHANNEL for every OS no longer listed; §3.6).
+    ChannelUpdate {
+        /// The sender's report number (as in BAG).
+        seq: u32,
+        /// (OS, power, bag size) of every channel the sender now has.
+        channels: Vec<(Os, u64, u32)>,
+    },
+    /// Fallback (§3.6): the job (with its OS) became incomputable in the child's partition.
+    JobReturn {
+        /// The job.
+        job: u32,
+        /// Its OS: the channel the sender can no longer serve.
+        os: Os,
     },
     Rfc(Os),
     Push(Os, Vec<Jd>),
     CancelJob(u32),
     JobStarted(u32),
     Holes(u32),
-    Offer(u32),
+    /// A service offer: the job and the server's OS when it offers (for the records).
+    Offer(u32, Os),
     Accept(u32),
     Input(u32),
     Output(u32),
+    /// Hybrid (§3.9): requests flooded between PGSSs; `origin` is the jobs' own PGSS.
+    RequestFile {
+        /// The jobs' own PGSS.
+        origin: ActorId,
+        /// Hops left (the receiver forwards with `ttl − 1` while that is positive).
+        ttl: u32,
+        /// The requests (JDs).
+        jobs: Rc<[Jd]>,
+    },
+    /// Hybrid: a PGSS tells a foreign job's own PGSS that the job is about to run (starts).
+    RemoteStart(u32),
+    /// Hybrid: the job started somewhere; every tree drops its copy (flooded with a TTL).
+    Purge {
+        /// The job that started.
+        job: u32,
+        /// Hops left.
+        ttl: u32,
+    },
 }
 
 impl Msg {
@@ -79,15 +117,20 @@ impl Msg {
             Msg::Rfjm => "RFJM",
             Msg::JobBlock { .. } => "JOB_BLOCK",
             Msg::Bag { .. } => "BAG",
+            Msg::ChannelUpdate { .. } => "CHANNEL_UPDATE",
+            Msg::JobReturn { .. } => "JOB_RETURN",
             Msg::Rfc(_) => "RFC",
             Msg::Push(..) => "PUSH",
             Msg::CancelJob(_) => "CANCEL_JOB",
             Msg::JobStarted(_) => "JOB_STARTED",
             Msg::Holes(_) => "HOLES",
-            Msg::Offer(_) => "OFFER",
+            Msg::Offer(..) => "OFFER",
             Msg::Accept(_) => "ACCEPT",
             Msg::Input(_) => "INPUT",
             Msg::Output(_) => "OUTPUT",
+            Msg::RequestFile { .. } => "REQUEST_FILE",
+            Msg::RemoteStart(_) => "REMOTE_START",
+            Msg::Purge { .. } => "PURGE",
         }
     }
 }
@@ -148,6 +191,10 @@ pub struct JobRecord {
     pub sjtt: Millis,
     /// Job Completion Time (output received).
     pub jct: Millis,
+    /// The server's (live) OS when it offered the job: always the job's OS.
+    pub server_os: Os,
+    /// Whether Fallback returned the job at least once (§3.6; a saved job when it completes).
+    pub fallback_hit: bool,
 }
 
 /// How workstations submit (§3.1).
@@ -173,7 +220,7 @@ pub struct Workload {
 struct Outstanding {
     jd: Jd,
     rt: Millis,
-    served: Option<(ActorId, Millis)>,
+    served: Option<(ActorId, Millis, Os)>,
 }
 
 /// A user's machine (§3.1): at most one outstanding job; the first offer wins.
@@ -189,6 +236,9 @@ pub struct Workstation {
     pub rng: SimRng,
     current: Option<Outstanding>,
     pub records: Vec<JobRecord>,
+    /// Completed jobs over all workstations (set when servers change resources, so their
+    /// change processes stop once the workload is done).
+    pub(crate) completed: Option<Rc<Cell<u32>>>,
 }
 
 impl Workstation {
@@ -211,6 +261,7 @@ impl Workstation {
             rng,
             current: None,
             records: Vec::new(),
+            completed: None,
         }
     }
 
@@ -243,35 +294,117 @@ impl Workstation {
     }
 }
 
+/// A server's resource-change process (Exp 5, [`crate::hierarchy::OsChanges`]): its own
+/// stream, its current mean, and the shared count of completed jobs (changes stop once every
+/// job is done).
+#[derive(Debug)]
+pub struct OsProcess {
+    rng: SimRng,
+    mean: Millis,
+    completed: Rc<Cell<u32>>,
+    total: u32,
+}
+
+impl OsProcess {
+    /// Draws the initial mean from `means` (uniform) and returns the process with the delay
+    /// of the first change.
+    pub fn start(
+        mut rng: SimRng,
+        means: &[Millis],
+        completed: Rc<Cell<u32>>,
+        total: u32,
+    ) -> (OsProcess, Millis) {
+        let mean = means[rng.random_range(0..means.len())];
+        let first = exp_ms(&mut rng, mean);
+        let p = OsProcess {
+            rng,
+            mean,
+            completed,
+            total,
+        };
+        (p, first)
+    }
+
+    /// The current change-interval mean, ms.
+    pub fn mean(&self) -> Millis {
+        self.mean
+    }
+}
+
+/// An Exp(mean) interval in whole ms, at least 1 ms (so a change process always advances).
+fn exp_ms(rng: &mut SimRng, mean: Millis) -> Millis {
+    let u: f64 = rng.random();
+    ((-(1.0 - u).ln() * mean as f64).round() as Millis).max(1)
+}
+
+/// An LGS merged with its server (§3.7), with Fallback on resource changes (§3.6).
+///
+/// Its saved requests are kept per OS; its bag is the set of its live OS (under constant
+/// resources only that set is kept, as the other two can never become its bag).
 #[derive(Debug)]
 pub struct Leaf {
     pub server: Server,
     pub parent: ActorId,
-    bag: BTreeSet<u32>,
+    /// The live OS (the grid's until the first change).
+    os: Os,
+    saved: [BTreeSet<u32>; 3],
     queue: VecDeque<Jd>,
     busy: Option<Jd>,
     offer_timer: Option<TimerId>,
     rfc_outstanding: bool,
     rfjm_outstanding: bool,
+    /// Reports (BAG, CHANNEL_UPDATE) sent so far.
+    seq: u32,
+    changes: Option<OsProcess>,
+    /// Jobs this LGS returned by Fallback (a job may appear more than once).
+    pub returned: Vec<u32>,
+    /// Jobs pushed to this LGS for an OS it had already left (returned at once).
+    pub stale_pushes: u64,
+    /// OS changes drawn (the irrelevant ones, same OS again, included).
+    pub os_changes: u64,
 }
 
 const TIMER_START: u64 = 0;
 const TIMER_EXEC: u64 = 1;
 const TIMER_DELIVERED: u64 = 2;
 const TIMER_OFFER: u64 = 3;
+/// The timer of a server's next OS change.
+pub(crate) const TIMER_OS_CHANGE: u64 = 4;
 
 impl Leaf {
     pub fn new(server: Server, parent: ActorId) -> Self {
         Leaf {
             server,
             parent,
-            bag: BTreeSet::new(),
+            os: server.os,
+            saved: Default::default(),
             queue: VecDeque::new(),
             busy: None,
             offer_timer: None,
             rfc_outstanding: false,
             rfjm_outstanding: false,
+            seq: 0,
+            changes: None,
+            returned: Vec::new(),
+            stale_pushes: 0,
+            os_changes: 0,
         }
+    }
+
+    /// Attaches a resource-change process (its first change is a [`TIMER_OS_CHANGE`] timer
+    /// the caller sets).
+    pub fn with_os_changes(mut self, process: OsProcess) -> Self {
+        self.changes = Some(process);
+        self
+    }
+
+    /// The server's live OS.
+    pub fn os(&self) -> Os {
+        self.os
+    }
+
+    fn bag(&self) -> &BTreeSet<u32> {
+        &self.saved[self.os.index()]
     }
 
     fn rfjm_if_low(
@@ -279,7 +412,7 @@ impl Leaf {
         ctx: &mut Ctx<'_>,
         c: &HierarchyConfig,
     ) -> Result<(), HierarchyError> {
-        if self.bag.len() < c.rfjm_threshold && !self.rfjm_outstanding {
+        if self.bag().len() < c.rfjm_threshold && !self.rfjm_outstanding {
             self.rfjm_outstanding = true;
             ctx.send(self.parent, c.sizes.header, Msg::Rfjm)?;
         }
@@ -287,20 +420,41 @@ impl Leaf {
     }
 
     fn rfc(&mut self, ctx: &mut Ctx<'_>, c: &HierarchyConfig) -> Result<(), HierarchyError> {
-        if !self.bag.is_empty() && !self.rfc_outstanding {
+        if !self.bag().is_empty() && !self.rfc_outstanding {
             self.rfc_outstanding = true;
-            ctx.send(self.parent, c.sizes.header, Msg::Rfc(self.server.os))?;
+            ctx.send(self.parent, c.sizes.header, Msg::Rfc(self.os))?;
         }
+        Ok(())
+    }
+
+    /// Fallback: the job no longer matches this server; JOB_RETURN it to the parent.
+    fn fall_back(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        jd: Jd,
+    ) -> Result<(), HierarchyError> {
+        self.returned.push(jd.id);
+        let msg = Msg::JobReturn {
+            job: jd.id,
+            os: jd.os,
+        };
+        ctx.send(self.parent, c.sizes.header, msg)?;
         Ok(())
     }
 
     fn start_next(&mut self, ctx: &mut Ctx<'_>, c: &HierarchyConfig) -> Result<(), HierarchyError> {
         while let Some(jd) = self.queue.pop_front() {
-            if !self.bag.remove(&jd.id) {
+            if !self.saved[jd.os.index()].contains(&jd.id) {
                 continue; // started elsewhere (its HOLES came first)
             }
+            if jd.os != self.os {
+                self.fall_back(ctx, c, jd)?;
+                continue;
+            }
+            self.saved[jd.os.index()].remove(&jd.id);
             self.busy = Some(jd);
-            ctx.send(jd.ws, c.sizes.header, Msg::Offer(jd.id))?;
+            ctx.send(jd.ws, c.sizes.header, Msg::Offer(jd.id, self.os))?;
             ctx.send(self.parent, c.sizes.header, Msg::JobStarted(jd.id))?;
             self.offer_timer = Some(ctx.set_timer(c.offer_timeout, TIMER_OFFER));
             return Ok(());
@@ -326,6 +480,42 @@ impl Leaf {
         Ok(())
     }
 
+    /// §3.6 "LGS on resource change": the bag becomes the saved requests of the new OS; a
+    /// CHANNEL_UPDATE goes up; queued (tentative, not yet offered) jobs that no longer match
+    /// are returned; a running job continues (A20); an idle server asks for work.
+    fn change_os(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        new: Os,
+    ) -> Result<(), HierarchyError> {
+        self.os = new;
+        // The parent drops this branch's RFC of the old channel on the update.
+        self.rfc_outstanding = false;
+        self.seq += 1;
+        let len = self.bag().len() as u32;
+        let bytes = c.sizes.header + c.sizes.per_bag_slot * u64::from(len);
+        let channels = vec![(new, u64::from(self.server.cpus()), len)];
+        let seq = self.seq;
+        ctx.send(self.parent, bytes, Msg::ChannelUpdate { seq, channels })?;
+        for _ in 0..self.queue.len() {
+            let jd = self.queue.pop_front().expect("counted");
+            if jd.os == new || !self.saved[jd.os.index()].contains(&jd.id) {
+                self.queue.push_back(jd);
+            } else {
+                self.fall_back(ctx, c, jd)?;
+            }
+        }
+        if self.busy.is_none() {
+            self.start_next(ctx, c)?;
+            if self.busy.is_none() {
+                self.rfc(ctx, c)?;
+                self.rfjm_if_low(ctx, c)?;
+            }
+        }
+        Ok(())
+    }
+
     fn on_message(
         &mut self,
         ctx: &mut Ctx<'_>,
@@ -335,20 +525,49 @@ impl Leaf {
         match msg.payload {
             Msg::JobBlock { round, jobs } => {
                 self.rfjm_outstanding = false;
-                let os = self.server.os;
-                self.bag
-                    .extend(jobs.iter().filter(|j| j.os == os).map(|j| j.id));
-                let len = self.bag.len() as u32;
+                let os = self.os;
+                // Under resource changes every request is saved (any may match later).
+                let keep_all = c.os_changes.is_some();
+                for j in jobs.iter().filter(|j| keep_all || j.os == os) {
+                    self.saved[j.os.index()].insert(j.id);
+                }
+                let len = self.bag().len() as u32;
                 let bytes = c.sizes.header + c.sizes.per_bag_slot * u64::from(len);
                 let channels = vec![(os, u64::from(self.server.cpus()), len)];
-                ctx.send(self.parent, bytes, Msg::Bag { round, channels })?;
-                if self.bag.len() < c.rfjm_threshold {
+                self.seq += 1;
+                let seq = self.seq;
+                ctx.send(
+                    self.parent,
+                    bytes,
+                    Msg::Bag {
+                        round,
+                        seq,
+                        channels,
+                    },
+                )?;
+                if self.bag().len() < c.rfjm_threshold {
                     self.rfjm_if_low(ctx, c)?;
                 } else if self.busy.is_none() && self.queue.is_empty() {
                     self.rfc(ctx, c)?;
                 }
             }
-            Msg::Push(_, jobs) => {
+            Msg::Push(os, jobs) => {
+                if jobs.iter().any(|j| j.os != os) {
+                    return Err(HierarchyError::Protocol(format!(
+                        "a push on channel {os} carries a job of another OS"
+                    )));
+                }
+                if os != self.os {
+                    // Pushed for the OS this server just left (the RFC crossed the change):
+                    // Fallback returns the jobs at once; they never run here.
+                    self.stale_pushes += jobs.len() as u64;
+                    for jd in jobs {
+                        if self.saved[jd.os.index()].contains(&jd.id) {
+                            self.fall_back(ctx, c, jd)?;
+                        }
+                    }
+                    return Ok(());
+                }
                 self.rfc_outstanding = false;
                 self.queue.extend(jobs);
                 if self.busy.is_none() {
@@ -361,7 +580,9 @@ impl Leaf {
             }
             Msg::CancelJob(id) => self.queue.retain(|j| j.id != id),
             Msg::Holes(id) => {
-                self.bag.remove(&id);
+                for s in &mut self.saved {
+                    s.remove(&id);
+                }
                 self.queue.retain(|j| j.id != id);
                 if self.busy.is_none() && self.queue.is_empty() {
                     self.rfjm_if_low(ctx, c)?;
@@ -419,9 +640,51 @@ impl Leaf {
                 self.offer_timer = None;
                 self.after_job(ctx, c)?;
             }
+            TIMER_OS_CHANGE => {
+                let (Some(p), Some(oc)) = (self.changes.as_mut(), c.os_changes.as_ref()) else {
+                    return Err(HierarchyError::Protocol(
+                        "OS change without a change process".into(),
+                    ));
+                };
+                let new = Os::draw(&mut p.rng);
+                p.mean = oc.means_ms[p.rng.random_range(0..oc.means_ms.len())];
+                if p.completed.get() < p.total {
+                    let t = exp_ms(&mut p.rng, p.mean);
+                    ctx.set_timer(t, TIMER_OS_CHANGE);
+                }
+                self.os_changes += 1;
+                if new != self.os {
+                    self.change_os(ctx, c, new)?;
+                }
+            }
             _ => return Err(HierarchyError::Protocol(format!("unknown LGS timer {tag}"))),
         }
         Ok(())
+    }
+}
+
+/// A PGSS's peer side (§3.9): its neighbour PGSSs and what it has seen.
+#[derive(Debug, Default)]
+pub struct PeerState {
+    /// Neighbour PGSSs (out-edges of the peer graph).
+    pub neighbours: Vec<ActorId>,
+    /// Requests seen (its own workstations' and foreign ones): duplicate suppression.
+    seen: BTreeSet<u32>,
+    /// Purges already flooded or forwarded.
+    purged: BTreeSet<u32>,
+    /// Accepted foreign jobs and their own PGSS.
+    home: BTreeMap<u32, ActorId>,
+    /// Foreign requests accepted into this tree.
+    pub accepted: u64,
+}
+
+impl PeerState {
+    /// A PGSS with these neighbours.
+    pub fn new(neighbours: Vec<ActorId>) -> Self {
+        PeerState {
+            neighbours,
+            ..PeerState::default()
+        }
     }
 }
 
@@ -435,6 +698,12 @@ pub struct Scheduler {
     /// Each child's power per channel (from its last BAG).
     power: Vec<[u64; 3]>,
     total_power: u64,
+    /// Under resource changes: each child's last applied report (its `seq`) and bag sizes.
+    power_seq: Vec<u32>,
+    bag_len: Vec<[u32; 3]>,
+    /// This scheduler's reports sent up, and the channel powers last reported.
+    seq: u32,
+    reported: [u64; 3],
     rounds: BTreeMap<u32, (usize, [u64; 3], [u32; 3])>,
     rfjm_forwarded: bool,
     // GSS only.
@@ -452,6 +721,11 @@ pub struct Scheduler {
     gone: BTreeSet<u32>,
     /// Jobs moved by Butterfly and by Load-Balance (CANCEL_JOB + re-push) at this scheduler.
     pub moves: [u64; 2],
+    /// Jobs this scheduler found stranded by Fallback (unassigned in a deleted channel, or
+    /// pushed for a channel it no longer has); a job may appear more than once.
+    pub returned: Vec<u32>,
+    /// Hybrid: the peer side of a PGSS (roots of a peered forest only).
+    pub peer: Option<Box<PeerState>>,
 }
 
 impl Scheduler {
@@ -463,6 +737,10 @@ impl Scheduler {
             prox,
             power: vec![[0; 3]; n],
             total_power: 0,
+            power_seq: vec![0; n],
+            bag_len: vec![[0; 3]; n],
+            seq: 0,
+            reported: [0; 3],
             rounds: BTreeMap::new(),
             rfjm_forwarded: false,
             raw: Vec::new(),
@@ -476,6 +754,8 @@ impl Scheduler {
             rfc_outstanding: [false; 3],
             gone: BTreeSet::new(),
             moves: [0; 2],
+            returned: Vec::new(),
+            peer: None,
         }
     }
 
@@ -617,6 +897,11 @@ impl Scheduler {
     ) -> Result<(), HierarchyError> {
         let round = self.next_round;
         self.next_round += 1;
+        if self.peer.is_some() {
+            // Copies of jobs that started in another tree while queued here.
+            let gone = &self.gone;
+            self.raw.retain(|j| !gone.contains(&j.id));
+        }
         let jobs: Rc<[Jd]> = std::mem::take(&mut self.raw).into();
         self.round_jobs.insert(round, jobs.clone());
         self.backlogged_rfjm = false;
@@ -655,6 +940,186 @@ impl Scheduler {
         for l in &mut self.assigned {
             l.retain(|j| j.id != id);
         }
+        self.unmatched.retain(|j| j.id != id);
+    }
+
+    /// The channel powers of this scheduler: its children's, summed per OS.
+    fn aggregate(&self) -> [u64; 3] {
+        let mut agg = [0u64; 3];
+        for p in &self.power {
+            for (a, x) in agg.iter_mut().zip(p) {
+                *a += x;
+            }
+        }
+        agg
+    }
+
+    /// Applies a child's report (BAG or CHANNEL_UPDATE) under resource changes: a stale one
+    /// (an older `seq`) is ignored; a channel the branch left loses the branch's pending RFC.
+    fn apply_report(&mut self, b: usize, seq: u32, channels: &[(Os, u64, u32)]) {
+        if seq <= self.power_seq[b] {
+            return;
+        }
+        self.power_seq[b] = seq;
+        let old = self.power[b];
+        self.power[b] = [0; 3];
+        self.bag_len[b] = [0; 3];
+        for &(os, pwr, len) in channels {
+            self.power[b][os.index()] = pwr;
+            self.bag_len[b][os.index()] = len;
+        }
+        for os in Os::ALL {
+            let i = os.index();
+            if old[i] > 0 && self.power[b][i] == 0 {
+                self.pending.retain(|&p| p != (b, os));
+            }
+        }
+        self.total_power = self.power.iter().flatten().sum();
+    }
+
+    /// The channels as a report: (OS, power, largest child bag) of every live channel.
+    fn report(&self, agg: [u64; 3]) -> (Vec<(Os, u64, u32)>, u64) {
+        let channels: Vec<(Os, u64, u32)> = Os::ALL
+            .into_iter()
+            .filter(|o| agg[o.index()] > 0)
+            .map(|o| {
+                let len = self.bag_len.iter().map(|l| l[o.index()]).max().unwrap_or(0);
+                (o, agg[o.index()], len)
+            })
+            .collect();
+        let slots: u64 = channels.iter().map(|x| u64::from(x.2)).sum();
+        (channels, slots)
+    }
+
+    /// Hybrid: the job started in some tree; drop this tree's copy (HOLES down, as for a
+    /// local start).
+    fn drop_copy(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        id: u32,
+    ) -> Result<(), HierarchyError> {
+        if self.gone.insert(id) {
+            self.forget(id);
+            for i in 0..self.children.len() {
+                ctx.send(self.children[i], c.sizes.header, Msg::Holes(id))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hybrid: the job's own PGSS floods a purge of its other copies (once per job).
+    fn flood_purge(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        id: u32,
+        except: Option<ActorId>,
+    ) -> Result<(), HierarchyError> {
+        let Peering::Flood { ttl } = c.peering else {
+            return Ok(());
+        };
+        let Some(p) = self.peer.as_mut() else {
+            return Ok(());
+        };
+        if ttl == 0 || !p.purged.insert(id) {
+            return Ok(());
+        }
+        for &n in p.neighbours.iter().filter(|&&n| Some(n) != except) {
+            ctx.send(n, c.sizes.header, Msg::Purge { job: id, ttl })?;
+        }
+        Ok(())
+    }
+
+    /// After a change of channel powers under resource changes (§3.6, "Scheduler X"):
+    /// unassigned jobs of a deleted channel are treated as returned (passed up, or kept
+    /// waiting at the GSS); at the GSS waiting jobs whose channel reappeared become
+    /// schedulable; an inner scheduler tells its parent of any change (CHANNEL_UPDATE,
+    /// CANCEL_CHANNEL). Deleted channels wait for the end of a discovery round in progress
+    /// (A10 DestroyAll empties the powers until the round's BAGs are in).
+    fn power_changed(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+    ) -> Result<(), HierarchyError> {
+        let agg = self.aggregate();
+        if self.rounds.is_empty() {
+            for os in Os::ALL {
+                let i = os.index();
+                if agg[i] > 0 {
+                    continue;
+                }
+                if self.parent.is_some() {
+                    self.rfc_outstanding[i] = false;
+                }
+                while let Some(j) = self.unassigned[i].pop_front() {
+                    self.returned.push(j.id);
+                    match self.parent {
+                        Some(p) => {
+                            let msg = Msg::JobReturn { job: j.id, os };
+                            ctx.send(p, c.sizes.header, msg)?;
+                        }
+                        None => self.unmatched.push(j),
+                    }
+                }
+            }
+        }
+        match self.parent {
+            None => {
+                if self.unmatched.iter().any(|j| agg[j.os.index()] > 0) {
+                    for j in std::mem::take(&mut self.unmatched) {
+                        if agg[j.os.index()] > 0 {
+                            self.unassigned[j.os.index()].push_back(j);
+                        } else {
+                            self.unmatched.push(j);
+                        }
+                    }
+                }
+                self.serve_pending(ctx, c, None)?;
+            }
+            Some(p) => {
+                if agg != self.reported {
+                    self.reported = agg;
+                    self.seq += 1;
+                    let (channels, slots) = self.report(agg);
+                    let bytes = c.sizes.header + c.sizes.per_bag_slot * slots;
+                    let seq = self.seq;
+                    ctx.send(p, bytes, Msg::ChannelUpdate { seq, channels })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fallback at a scheduler (§3.6): a job returned by branch `from` (or pushed here for
+    /// a channel this scheduler no longer has) is rescheduled in this partition if another
+    /// branch's channel holds its OS, else passed up (kept waiting at the GSS).
+    fn reroute(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+        jd: Jd,
+        from: Option<usize>,
+    ) -> Result<(), HierarchyError> {
+        let i = jd.os.index();
+        let elsewhere = self
+            .power
+            .iter()
+            .enumerate()
+            .any(|(o, p)| Some(o) != from && p[i] > 0);
+        if elsewhere {
+            self.unassigned[i].push_back(jd);
+            self.serve_pending(ctx, c, Some(jd.os))?;
+        } else if let Some(p) = self.parent {
+            let msg = Msg::JobReturn {
+                job: jd.id,
+                os: jd.os,
+            };
+            ctx.send(p, c.sizes.header, msg)?;
+        } else {
+            self.unmatched.push(jd);
+        }
+        Ok(())
     }
 
     fn round_done(
@@ -668,6 +1133,22 @@ impl Scheduler {
             .remove(&round)
             .map(|j| j.to_vec())
             .unwrap_or_default();
+        if self.peer.is_some() && fresh.iter().any(|j| self.gone.contains(&j.id)) {
+            // A copy purged while its round was under way: its HOLES may have overtaken the
+            // JOB_BLOCK, so punch it again now that every LGS has the block.
+            let gone: Vec<u32> = fresh
+                .iter()
+                .filter(|j| self.gone.contains(&j.id))
+                .map(|j| j.id)
+                .collect();
+            for id in gone {
+                for i in 0..self.children.len() {
+                    ctx.send(self.children[i], c.sizes.header, Msg::Holes(id))?;
+                }
+            }
+            let gone = &self.gone;
+            fresh.retain(|j| !gone.contains(&j.id));
+        }
         let mut waiting = std::mem::take(&mut self.unmatched);
         waiting.append(&mut fresh);
         for j in waiting {
@@ -690,6 +1171,22 @@ impl Scheduler {
         let src = msg.src;
         match msg.payload {
             Msg::Submit(jd) => {
+                if let (Some(p), Peering::Flood { ttl }) = (self.peer.as_mut(), c.peering) {
+                    p.seen.insert(jd.id);
+                    if ttl > 0 {
+                        let jobs: Rc<[Jd]> = Rc::new([jd]);
+                        let bytes = c.sizes.header + c.sizes.per_jd;
+                        let me = ctx.me();
+                        for &n in &p.neighbours {
+                            let msg = Msg::RequestFile {
+                                origin: me,
+                                ttl,
+                                jobs: jobs.clone(),
+                            };
+                            ctx.send(n, bytes, msg)?;
+                        }
+                    }
+                }
                 self.raw.push(jd);
                 let eager =
                     c.discovery_trigger == DiscoveryTrigger::Eager && !self.pending.is_empty();
@@ -708,13 +1205,21 @@ impl Scheduler {
                 }
             },
             Msg::JobBlock { round, jobs } => self.broadcast_block(ctx, c, round, jobs)?,
-            Msg::Bag { round, channels } => {
+            Msg::Bag {
+                round,
+                seq,
+                channels,
+            } => {
                 let b = self.child(src)?;
-                self.power[b] = [0; 3];
-                for &(os, pwr, _) in &channels {
-                    self.power[b][os.index()] = pwr;
+                if c.os_changes.is_some() {
+                    self.apply_report(b, seq, &channels);
+                } else {
+                    self.power[b] = [0; 3];
+                    for &(os, pwr, _) in &channels {
+                        self.power[b][os.index()] = pwr;
+                    }
+                    self.total_power = self.power.iter().flatten().sum();
                 }
-                self.total_power = self.power.iter().flatten().sum();
                 let n = self.children.len();
                 let entry = self.rounds.get_mut(&round).ok_or_else(|| {
                     HierarchyError::Protocol(format!("BAG of unknown round {round}"))
@@ -727,7 +1232,29 @@ impl Scheduler {
                 if entry.0 == n {
                     let (_, pwr, len) = self.rounds.remove(&round).expect("entry");
                     match self.parent {
-                        None => self.round_done(ctx, c, round)?,
+                        None => {
+                            self.round_done(ctx, c, round)?;
+                            if c.os_changes.is_some() {
+                                self.power_changed(ctx, c)?;
+                            }
+                        }
+                        Some(p) if c.os_changes.is_some() => {
+                            // The channels as they are now (reports since the round's BAGs
+                            // included), then any deleted channel's jobs go up.
+                            let agg = self.aggregate();
+                            self.reported = agg;
+                            self.seq += 1;
+                            let (channels, slots) = self.report(agg);
+                            let bytes = c.sizes.header + c.sizes.per_bag_slot * slots;
+                            let seq = self.seq;
+                            let msg = Msg::Bag {
+                                round,
+                                seq,
+                                channels,
+                            };
+                            ctx.send(p, bytes, msg)?;
+                            self.power_changed(ctx, c)?;
+                        }
                         Some(p) => {
                             let channels: Vec<(Os, u64, u32)> = Os::ALL
                                 .into_iter()
@@ -736,7 +1263,14 @@ impl Scheduler {
                                 .collect();
                             let slots: u64 = channels.iter().map(|x| u64::from(x.2)).sum();
                             let bytes = c.sizes.header + c.sizes.per_bag_slot * slots;
-                            ctx.send(p, bytes, Msg::Bag { round, channels })?;
+                            self.seq += 1;
+                            let seq = self.seq;
+                            let msg = Msg::Bag {
+                                round,
+                                seq,
+                                channels,
+                            };
+                            ctx.send(p, bytes, msg)?;
                         }
                     }
                 }
@@ -756,9 +1290,20 @@ impl Scheduler {
             }
             Msg::Push(os, jobs) => {
                 self.rfc_outstanding[os.index()] = false;
+                // Under resource changes the channel may have died since the RFC: Fallback
+                // passes the jobs back up.
+                let alive = c.os_changes.is_none()
+                    || !self.rounds.is_empty()
+                    || self.power.iter().any(|p| p[os.index()] > 0);
                 for j in jobs {
-                    if !self.gone.contains(&j.id) {
+                    if self.gone.contains(&j.id) {
+                        continue;
+                    }
+                    if alive {
                         self.unassigned[os.index()].push_back(j);
+                    } else {
+                        self.returned.push(j.id);
+                        self.reroute(ctx, c, j, None)?;
                     }
                 }
                 self.serve_pending(ctx, c, Some(os))?;
@@ -793,9 +1338,116 @@ impl Scheduler {
                             for i in 0..self.children.len() {
                                 ctx.send(self.children[i], c.sizes.header, Msg::Holes(id))?;
                             }
+                            let home = self.peer.as_ref().map(|p| p.home.get(&id).copied());
+                            match home {
+                                None => {}
+                                Some(Some(h)) => {
+                                    ctx.send(h, c.sizes.header, Msg::RemoteStart(id))?;
+                                }
+                                Some(None) => self.flood_purge(ctx, c, id, None)?,
+                            }
                         }
                     }
                 }
+            }
+            Msg::RequestFile { origin, ttl, jobs } => {
+                let accept_rule = c.accept_foreign;
+                let agg = self.aggregate();
+                let total = self.total_power;
+                let mut accepted = false;
+                let mut fresh: Vec<Jd> = Vec::new();
+                {
+                    let pending = &self.pending;
+                    let p = self.peer.as_mut().ok_or_else(|| {
+                        HierarchyError::Protocol(
+                            "REQUEST_FILE at a scheduler that is no PGSS".into(),
+                        )
+                    })?;
+                    for &jd in jobs.iter() {
+                        if !p.seen.insert(jd.id) {
+                            continue;
+                        }
+                        fresh.push(jd);
+                        let matching = agg[jd.os.index()] > 0;
+                        let ok = match accept_rule {
+                            AcceptForeign::MatchingChannel => matching || total == 0,
+                            AcceptForeign::IdleMatchingServer => {
+                                matching && pending.iter().any(|&(_, o)| o == jd.os)
+                            }
+                        };
+                        if ok {
+                            p.home.insert(jd.id, origin);
+                            p.accepted += 1;
+                            self.raw.push(jd);
+                            accepted = true;
+                        }
+                    }
+                    if ttl > 1 && !fresh.is_empty() {
+                        let jobs: Rc<[Jd]> = fresh.into();
+                        let bytes = c.sizes.header + c.sizes.per_jd * jobs.len() as u64;
+                        for &n in p.neighbours.iter().filter(|&&n| n != src) {
+                            let msg = Msg::RequestFile {
+                                origin,
+                                ttl: ttl - 1,
+                                jobs: jobs.clone(),
+                            };
+                            ctx.send(n, bytes, msg)?;
+                        }
+                    }
+                }
+                if accepted {
+                    // Foreign and home requests are queued in the same fashion.
+                    let eager =
+                        c.discovery_trigger == DiscoveryTrigger::Eager && !self.pending.is_empty();
+                    if self.backlogged_rfjm || eager {
+                        self.start_round(ctx, c)?;
+                    }
+                }
+            }
+            Msg::RemoteStart(id) => {
+                self.drop_copy(ctx, c, id)?;
+                self.flood_purge(ctx, c, id, None)?;
+            }
+            Msg::Purge { job, ttl } => {
+                let fresh = match self.peer.as_mut() {
+                    Some(p) => {
+                        p.seen.insert(job);
+                        p.purged.insert(job)
+                    }
+                    None => {
+                        return Err(HierarchyError::Protocol(
+                            "PURGE at a scheduler that is no PGSS".into(),
+                        ));
+                    }
+                };
+                if fresh {
+                    self.drop_copy(ctx, c, job)?;
+                    if ttl > 1 {
+                        let p = self.peer.as_ref().expect("a PGSS");
+                        for &n in p.neighbours.iter().filter(|&&n| n != src) {
+                            let msg = Msg::Purge { job, ttl: ttl - 1 };
+                            ctx.send(n, c.sizes.header, msg)?;
+                        }
+                    }
+                }
+            }
+            Msg::ChannelUpdate { seq, channels } => {
+                let b = self.child(src)?;
+                self.apply_report(b, seq, &channels);
+                self.power_changed(ctx, c)?;
+            }
+            Msg::JobReturn { job, os } => {
+                let b = self.child(src)?;
+                // The branch cannot take this channel now; its RFCs for it are stale (an RFC
+                // it sends later arrives after this return: same size, same path).
+                self.pending.retain(|&p| p != (b, os));
+                if let Some(pos) = self.assigned[b].iter().position(|j| j.id == job) {
+                    let jd = self.assigned[b].remove(pos);
+                    if !self.gone.contains(&job) {
+                        self.reroute(ctx, c, jd, Some(b))?;
+                    }
+                }
+                // Not found: Butterfly or Load-Balance already moved it elsewhere.
             }
             Msg::Holes(id) => {
                 self.gone.insert(id);
@@ -861,14 +1513,14 @@ impl Actor<Placement> for HierarchyActor {
             Node::Leaf(l) => l.on_message(ctx, &c, msg),
             Node::Workstation(w) => {
                 match msg.payload {
-                    Msg::Offer(id) => {
+                    Msg::Offer(id, server_os) => {
                         let now = ctx.now();
                         let fresh = w
                             .current
                             .as_ref()
                             .is_some_and(|o| o.jd.id == id && o.served.is_none());
                         if let (true, Some(o)) = (fresh, &mut w.current) {
-                            o.served = Some((msg.src, now));
+                            o.served = Some((msg.src, now, server_os));
                             let bytes = o.jd.input_bytes;
                             ctx.send(msg.src, c.sizes.header, Msg::Accept(id))?;
                             ctx.send(msg.src, bytes, Msg::Input(id))?;
@@ -878,7 +1530,7 @@ impl Actor<Placement> for HierarchyActor {
                         let Some(Outstanding {
                             jd,
                             rt,
-                            served: Some((server, sjtt)),
+                            served: Some((server, sjtt, server_os)),
                         }) = w.current.take()
                         else {
                             return Err(HierarchyError::Protocol(format!(
@@ -905,7 +1557,12 @@ impl Actor<Placement> for HierarchyActor {
                             rt,
                             sjtt,
                             jct: ctx.now(),
+                            server_os,
+                            fallback_hit: false,
                         });
+                        if let Some(done) = &w.completed {
+                            done.set(done.get() + 1);
+                        }
                         match w.arrivals {
                             Arrivals::Continuous => {
                                 w.submit(ctx, c.sizes.header + c.sizes.per_jd)?

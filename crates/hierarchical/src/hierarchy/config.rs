@@ -106,6 +106,83 @@ pub enum Exp1Workstations {
     First,
 }
 
+/// Resource (OS) changes on the servers (Exp 5, spec §3.6 "Resource-change process", A21).
+///
+/// At t = 0 each server (its initial OS is the grid's) picks a change-interval mean uniformly
+/// from [`OsChanges::means_ms`]; changes form a Poisson process (the next one after
+/// Exp(mean)); at each change the server re-draws its OS uniformly over the three (possibly
+/// the same one) and re-draws its mean. Every server draws from its own stream
+/// `os-change/{server}` of the run's key, so the jobs, think times and submitters are the
+/// same as in a constant-resource run (common random numbers). Changes stop once every job
+/// of the workload has completed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OsChanges {
+    /// The change-interval means a server draws from, ms (non-empty, each > 0).
+    pub means_ms: Vec<Millis>,
+}
+
+impl OsChanges {
+    /// One day, ms.
+    pub const DAY_MS: Millis = 86_400_000;
+
+    /// The thesis's means (L1913): 1 day, 3 days, 1 week, 1 month, 3 months and 6 months,
+    /// with a month of 30 days (A21).
+    pub fn thesis() -> OsChanges {
+        let d = OsChanges::DAY_MS;
+        OsChanges {
+            means_ms: vec![d, 3 * d, 7 * d, 30 * d, 90 * d, 180 * d],
+        }
+    }
+
+    /// Changes with the given means (ms), e.g. minutes in tests to force many changes.
+    pub fn with_means(means_ms: Vec<Millis>) -> OsChanges {
+        OsChanges { means_ms }
+    }
+}
+
+/// How the trees of a forest with more than one tree (H4, H16) peer (spec §3.9, A16). With
+/// one tree (H1) there is nothing to peer and the switch is ignored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peering {
+    /// Every tree runs alone on its own workstations' jobs (the forest before §3.9).
+    Isolated,
+    /// The roots are PGSSs: a PGSS queues its own workstations' SUBMITs as a GSS does and
+    /// floods them as REQUEST_FILEs to its neighbour PGSSs (H4: the complete graph of the 4;
+    /// H16: the 3 other nets of the same backbone and the same-index net of the next
+    /// backbone, a ring). Request files are always forwarded, even when accepted, with TTL − 1
+    /// (dropped at 0) and duplicate suppression by job id; a foreign request is accepted into
+    /// the receiving tree's raw queue by [`AcceptForeign`]. The executing LGS OFFERs straight
+    /// to the workstation, which takes the first offer; an LGS whose offer is ignored moves on
+    /// after [`HierarchyConfig::offer_timeout`]. A PGSS running a foreign job tells the job's
+    /// own PGSS (REMOTE_START) when it starts; the job's own PGSS, on learning it started
+    /// (there or in its own tree), floods a PURGE (same TTL) so every other tree drops its
+    /// copy.
+    Flood {
+        /// Hops a request file (and a purge) travels (§3.9's proposal: 100).
+        ttl: u32,
+    },
+}
+
+impl Default for Peering {
+    /// `Flood { ttl: 100 }` (§3.9).
+    fn default() -> Self {
+        Peering::Flood { ttl: 100 }
+    }
+}
+
+/// Which foreign requests a PGSS accepts (§3.9 "Acceptance", A16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AcceptForeign {
+    /// Iff the tree has a channel matching the job's OS (the spec's proposal). Before the
+    /// tree's first discovery round has reported any channel the PGSS cannot tell and
+    /// accepts; the round then files the job as unmatched if no channel holds its OS.
+    #[default]
+    MatchingChannel,
+    /// Iff the tree has a matching channel with an idle server: the PGSS holds an unserved
+    /// RFC on that channel (§3.9's alternative knob).
+    IdleMatchingServer,
+}
+
 /// Sizes of control messages (§2.5: the thesis says "few bytes"; A-proposal of §2.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MessageSizes {
@@ -158,6 +235,16 @@ pub struct HierarchyConfig {
     /// 100 ms of L1437; in one tree only a duplicate offer after a Butterfly/Load-Balance race
     /// is ever ignored).
     pub offer_timeout: Millis,
+    /// Resource changes (spec §3.6, §3.11 A19–A21, Exp 5): `None` (the default) keeps every
+    /// server's OS constant, as in Exps 1–4; `Some` runs the OS-change process of
+    /// [`OsChanges`] on every server, and Fallback (always on) reschedules the tentative jobs
+    /// a change strands. A run with `None` is the same, event for event, as before Fallback
+    /// existed.
+    pub os_changes: Option<OsChanges>,
+    /// Peering of the trees of H4 / H16 (spec §3.9, §3.11 A16); ignored under H1.
+    pub peering: Peering,
+    /// Which foreign requests a PGSS accepts under [`Peering::Flood`] (spec §3.9, A16).
+    pub accept_foreign: AcceptForeign,
     /// Check every delivery against `sent_at + path delay` (tests; costs a second delay
     /// computation per message).
     pub audit_delivery: bool,
@@ -179,6 +266,9 @@ impl Default for HierarchyConfig {
             exec: ExecModel::default(),
             sizes: MessageSizes::default(),
             offer_timeout: 100,
+            os_changes: None,
+            peering: Peering::default(),
+            accept_foreign: AcceptForeign::default(),
             audit_delivery: false,
         }
     }
