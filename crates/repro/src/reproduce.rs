@@ -61,6 +61,14 @@ impl Project {
     }
 
     /// `data/<paper>/<id>.<scale>.meta.json`: provenance.
+    /// The Markdown results table of a `kind = "table"` experiment.
+    pub fn table_md(&self, exp: &Experiment, scale: Scale) -> PathBuf {
+        self.root
+            .join("data")
+            .join(exp.paper.key)
+            .join(format!("{}.table.md", Self::stem(exp, scale)))
+    }
+
     pub fn meta_json(&self, exp: &Experiment, scale: Scale) -> PathBuf {
         self.root
             .join("data")
@@ -331,6 +339,18 @@ pub fn write_outputs(
     let svg = project.figure_svg(exp, scale);
     output::write_atomic(&svg, render_figure(exp, table, scale, size)?.as_bytes())?;
     files.extend([summary, meta, svg]);
+    if exp.spec.kind == "table" {
+        // The document's table beside ours, as REPRODUCTION.md shows it, readable on its own.
+        let md = project.table_md(exp, scale);
+        let text = format!(
+            "# {} — {}\n\n{}",
+            exp.spec.id,
+            exp.spec.caption,
+            crate::report::results_table(exp, table)
+        );
+        output::write_atomic(&md, text.as_bytes())?;
+        files.push(md);
+    }
     Ok(files)
 }
 
