@@ -3,6 +3,8 @@
 //! own (checked against an independent replay of every server's change process), saved jobs
 //! are counted, and a run without changes is the same as before Fallback existed.
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use gridsched_hierarchical::hierarchy::{
@@ -201,19 +203,7 @@ fn constant_resources_are_bit_identical_to_before() {
             ..HierarchyConfig::default()
         };
         let (_, _, r) = run(rep, root, &sub, n, mb, config);
-        let s: u64 = r
-            .records
-            .iter()
-            .map(|x| x.jct * 3 + x.sjtt + x.server.index() as u64 * 7)
-            .sum();
-        let got = (
-            r.metrics.trt_ms,
-            s,
-            r.counters.events(),
-            r.counters.cancelled,
-            r.butterfly_moves,
-            r.load_balance_moves,
-        );
+        let got = common::fingerprint(&r);
         assert_eq!(got, want, "{root:?} {sub:?} N={n} {mb} MB rep {rep}");
         assert_eq!((r.saved_jobs, r.fallback_returns, r.os_changes), (0, 0, 0));
         assert!(!r.messages.contains_key("JOB_RETURN"));

@@ -2,6 +2,8 @@
 //! files. Every job runs exactly once (one accepted offer, one execution) however many trees
 //! hold a copy; `Isolated` is the forest as it was before peering; jobs do run abroad.
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use gridsched_hierarchical::hierarchy::{
@@ -135,19 +137,7 @@ fn isolated_trees_are_bit_identical_to_before() {
         };
         let (grid, jobs, r) = run(&k, root, &sub, n, config.clone());
         check_once(&grid, &jobs, &r);
-        let s: u64 = r
-            .records
-            .iter()
-            .map(|x| x.jct * 3 + x.sjtt + x.server.index() as u64 * 7)
-            .sum();
-        let got = (
-            r.metrics.trt_ms,
-            s,
-            r.counters.events(),
-            r.counters.cancelled,
-            r.butterfly_moves,
-            r.load_balance_moves,
-        );
+        let got = common::fingerprint(&r);
         assert_eq!(got, want, "{root:?} {sub:?} rep {rep}");
         assert!(!r.messages.contains_key("REQUEST_FILE"));
         assert!(jobs_run_abroad(&grid, root, &config, &r).is_empty());
