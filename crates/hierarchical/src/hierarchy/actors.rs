@@ -391,7 +391,7 @@ impl Leaf {
         }
     }
 
-    /// Attaches a resource-change process (its first change is a [`TIMER_OS_CHANGE`] timer
+    /// Attaches a resource-change process (its first change is a `TIMER_OS_CHANGE` timer
     /// the caller sets).
     pub fn with_os_changes(mut self, process: OsProcess) -> Self {
         self.changes = Some(process);
