@@ -221,6 +221,20 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
         r.claims.iter().for_each(|c| counts.add(c));
         println!("  claims: {}", counts.line());
     }
+    // A table entry prints its table (ours beside the document's cells), as written.
+    if let Some(md) = r
+        .files
+        .iter()
+        .find(|f| f.to_string_lossy().ends_with(".table.md"))
+        .and_then(|f| std::fs::read_to_string(f).ok())
+    {
+        for line in md
+            .lines()
+            .skip_while(|l| l.starts_with('#') || l.is_empty())
+        {
+            println!("  {line}");
+        }
+    }
     for f in &r.files {
         println!("  wrote {}", rel(f));
     }
