@@ -204,6 +204,10 @@ const HIERARCHY_PARAMS: &[(&str, &str)] = &[
         "off (default) | thesis: every server changes OS as a Poisson process with a mean from {1 d, 3 d, 1 wk, 30 d, 90 d, 180 d} (Exp 5, §3.6, A21)",
     ),
     (
+        "p2p_deadline_factor",
+        "A15's factor f: a peer accepts iff (start − now) + usage ≤ f · usage (default 3, L1556); 1 offers only when the server is free",
+    ),
+    (
         "p2p_flooding",
         "collapsed (default: flood collapse and retry skipping, §7 item 7) | naive (every message an event; small N only)",
     ),
@@ -399,12 +403,18 @@ impl Model for AlzoubiHierarchy {
                 ("naive", Flooding::Naive),
             ],
         )?;
+        let deadline_factor = params.f64_or("p2p_deadline_factor", 3.0)?;
+        if !(deadline_factor >= 1.0 && deadline_factor.is_finite()) {
+            return Err(ModelError(format!(
+                "parameter `p2p_deadline_factor` must be at least 1, got {deadline_factor}"
+            )));
+        }
         let network = Network::thesis();
         let bound_ms = slowest_server_bound_ms(&network, &config.exec, mb)
             .map_err(ModelError::from_display)?;
         // Everything a run depends on; two sweeps naming the same configuration share it.
         let memo_key = format!(
-            "{system:?}|{mb}|{n}|{submission:?}|{config:?}|{flooding:?}|{}|{}",
+            "{system:?}|{mb}|{n}|{submission:?}|{config:?}|{flooding:?}|{deadline_factor}|{}|{}",
             key.master_seed(),
             key.replication_index()
         );
@@ -427,6 +437,7 @@ impl Model for AlzoubiHierarchy {
                     }
                     let p2p = P2pConfig {
                         flooding,
+                        deadline_factor,
                         exec: config.exec,
                         ..P2pConfig::default()
                     };
