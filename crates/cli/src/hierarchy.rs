@@ -94,6 +94,10 @@ struct RunArgs {
     /// P2P's flooding engine.
     #[arg(long, value_enum, default_value = "collapsed")]
     p2p_flooding: FloodingArg,
+    /// P2P's acceptance rule (A15): a peer accepts a job iff (start − now) + usage ≤ F ×
+    /// usage; the thesis's 3 by default, 1 offers only when the server is free.
+    #[arg(long, default_value_t = 3.0)]
+    p2p_deadline_factor: f64,
     /// Seed of the grid's server types and OSes, the jobs and the submitters.
     #[arg(long, default_value_t = 2006)]
     seed: u64,
@@ -284,6 +288,12 @@ fn run_system(a: RunArgs) -> Result<()> {
         .map(parse_os_changes)
         .transpose()
         .context("--os-changes")?;
+    if !(a.p2p_deadline_factor >= 1.0 && a.p2p_deadline_factor.is_finite()) {
+        bail!(
+            "--p2p-deadline-factor must be at least 1, got {}",
+            a.p2p_deadline_factor
+        );
+    }
     if a.system == SystemArg::P2p && (os_changes.is_some() || !rescheduling) {
         bail!(
             "--os-changes and --butterfly off apply to the hierarchies (h1, h4, h16): P2P has no Fallback, Butterfly or Load-Balance"
@@ -301,6 +311,7 @@ fn run_system(a: RunArgs) -> Result<()> {
                     FloodingArg::Collapsed => Flooding::Collapsed,
                     FloodingArg::Naive => Flooding::Naive,
                 },
+                deadline_factor: a.p2p_deadline_factor,
                 ..P2pConfig::default()
             };
             run_p2p(&grid, Network::thesis(), &jobs, &submission, &config, &key)

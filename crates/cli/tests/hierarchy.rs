@@ -288,6 +288,19 @@ fn bad_run_input_is_an_error_and_writes_nothing() {
             vec!["--jobs", "5", "--size", "1GB", "--os-changes", "0d"],
             "at least 1 ms",
         ),
+        (
+            vec![
+                "--jobs",
+                "5",
+                "--size",
+                "1GB",
+                "--system",
+                "p2p",
+                "--p2p-deadline-factor",
+                "0.5",
+            ],
+            "at least 1",
+        ),
         (vec!["--jobs", "-3", "--size", "1GB"], "--jobs"),
     ] {
         let mut full = vec!["hierarchy", "--out", out];
