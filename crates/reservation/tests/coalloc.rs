@@ -336,6 +336,47 @@ proptest! {
         }
     }
 
+    /// Wide jobs on a larger machine (issue 18: a reservation updates each touched period list
+    /// in one pass): still the brute-force scheduler's result job by job.
+    #[test]
+    fn wide_jobs_on_many_servers_equal_the_brute_force_scheduler(
+        servers in 16u32..96,
+        quantum in 2i64..6,
+        quanta in 3i64..8,
+        width in prop::collection::vec(1u32..96, 1..30),
+        gaps in prop::collection::vec((0i64..4, 0i64..10, 1i64..25), 30),
+    ) {
+        let cfg = CoallocConfig {
+            servers,
+            quantum,
+            horizon: quantum * quanta,
+            retry_step: 2,
+            ..CoallocConfig::default()
+        };
+        let mut t = 0;
+        let requests: Vec<CoallocRequest> = width
+            .iter()
+            .zip(&gaps)
+            .enumerate()
+            .map(|(i, (&w, &(gap, lead, length)))| {
+                t += gap;
+                CoallocRequest {
+                    id: i as u64,
+                    submit: t,
+                    start: t + lead,
+                    length,
+                    servers: w,
+                    batch_wait: None,
+                }
+            })
+            .collect();
+        let run = CoallocScheduler::new(cfg).unwrap().run(&requests, true).unwrap();
+        prop_assert!(audit(&requests, &run).is_ok(), "{:?}", audit(&requests, &run));
+        let got: Vec<(i64, u32, u32, u64, u32)> =
+            run.outcomes.iter().map(|o| (o.start, o.retries, o.holds, o.ops, o.attempts)).collect();
+        prop_assert_eq!(got, oracle_run(&cfg, &requests));
+    }
+
     /// The alternative picks also give valid schedules.
     #[test]
     fn other_picks_are_valid(

@@ -42,6 +42,10 @@ pub struct QuantizedIndex {
     tails: Vec<CoallocPeriod>,
     merged: Vec<CoallocPeriod>,
     scratch: SearchScratch,
+    /// Per-slot removals and insertions of one [`reserve`](Self::reserve), reused.
+    batch: Vec<(Vec<CoallocPeriod>, Vec<CoallocPeriod>)>,
+    /// The merge buffer of [`apply`], reused.
+    spare: Vec<CoallocPeriod>,
     /// Period insertions and removals in quantum lists (tails count once).
     updates: u64,
 }
@@ -94,6 +98,8 @@ impl QuantizedIndex {
             tails,
             merged: Vec::new(),
             scratch: SearchScratch::default(),
+            batch: vec![(Vec::new(), Vec::new()); quanta as usize + 2],
+            spare: Vec::new(),
             updates: 0,
         })
     }
@@ -257,54 +263,26 @@ impl QuantizedIndex {
         (out, stats)
     }
 
-    fn remove_finite(&mut self, p: &CoallocPeriod) {
-        let (first, last) = self.span(p);
-        for q in first..=last {
-            let s = self.slot(q);
-            let list = &mut self.slots[s];
-            if let Ok(i) = list.binary_search_by_key(&pkey(p), pkey) {
-                list.remove(i);
-                self.updates += 1;
-            }
-        }
-    }
-
-    fn insert(&mut self, p: CoallocPeriod) {
+    /// Where a new period goes: `None` for a finite fragment too short to keep (or spanning no
+    /// live quantum), the tails' bucket for an open-ended one, else its live quanta.
+    fn buckets(&self, p: &CoallocPeriod) -> Option<(i64, i64)> {
         if p.end == OPEN_END {
-            let i = self
-                .tails
-                .binary_search_by_key(&pkey(&p), pkey)
-                .unwrap_or_else(|i| i);
-            self.tails.insert(i, p);
-            self.updates += 1;
-            return;
+            return Some((i64::MIN, i64::MIN));
         }
         if p.end - p.start < self.min_fragment {
-            return;
+            return None;
         }
-        let (first, last) = self.span(&p);
-        for q in first..=last {
-            let s = self.slot(q);
-            let list = &mut self.slots[s];
-            let i = list
-                .binary_search_by_key(&pkey(&p), pkey)
-                .unwrap_or_else(|i| i);
-            list.insert(i, p);
-            self.updates += 1;
-        }
+        Some(self.span(p))
     }
 
-    fn remove(&mut self, p: &CoallocPeriod) {
-        if p.end == OPEN_END {
-            if let Ok(i) = self.tails.binary_search_by_key(&pkey(p), pkey) {
-                self.tails.remove(i);
-                self.updates += 1;
-            }
+    /// The batch bucket of live quantum `q`; the last bucket holds the tails.
+    fn bucket(&self, q: i64) -> usize {
+        if q == i64::MIN {
+            self.quanta as usize + 1
         } else {
-            self.remove_finite(p);
+            self.slot(q)
         }
     }
-
     /// Reserves `[start, start + length)` inside each of `chosen` (periods returned by
     /// [`select`](Self::select) on the current state): each is removed from every quantum it
     /// spans and replaced by its leading and trailing fragments, stored in every quantum they
@@ -325,19 +303,65 @@ impl QuantizedIndex {
                 });
             }
         }
+        // One pass per touched list instead of one shifting insert or remove per period: a
+        // wide job on a large machine changes thousands of periods of lists holding a period
+        // per server, and per-period `Vec::insert` / `remove` made a reservation cost
+        // O(width × servers) in memory moves. The chosen periods are on distinct servers (a
+        // server's idle periods are disjoint and each contains the window), so every key below
+        // is distinct and the result is the set the per-period updates give.
+        let mut batch = std::mem::take(&mut self.batch);
+        let mut touched: Vec<usize> = Vec::new();
+        let mut add = |b: usize, removal: bool, p: CoallocPeriod, touched: &mut Vec<usize>| {
+            let (rem, ins) = &mut batch[b];
+            if rem.is_empty() && ins.is_empty() {
+                touched.push(b);
+            }
+            if removal { rem.push(p) } else { ins.push(p) }
+        };
         for p in chosen {
-            self.remove(p);
-            self.insert(CoallocPeriod {
-                start: p.start,
-                end: start,
-                server: p.server,
-            });
-            self.insert(CoallocPeriod {
-                start: end,
-                end: p.end,
-                server: p.server,
-            });
+            let fragments = [
+                CoallocPeriod {
+                    start: p.start,
+                    end: start,
+                    server: p.server,
+                },
+                CoallocPeriod {
+                    start: end,
+                    end: p.end,
+                    server: p.server,
+                },
+            ];
+            if p.end == OPEN_END {
+                add(self.bucket(i64::MIN), true, *p, &mut touched);
+            } else {
+                let (first, last) = self.span(p);
+                for q in first..=last {
+                    add(self.bucket(q), true, *p, &mut touched);
+                }
+            }
+            for f in fragments {
+                if let Some((first, last)) = self.buckets(&f) {
+                    for q in first..=last {
+                        add(self.bucket(q), false, f, &mut touched);
+                    }
+                }
+            }
         }
+        let tails = self.quanta as usize + 1;
+        for b in touched {
+            let (rem, ins) = &mut batch[b];
+            rem.sort_unstable_by_key(pkey);
+            ins.sort_unstable_by_key(pkey);
+            let list = if b == tails {
+                &mut self.tails
+            } else {
+                &mut self.slots[b]
+            };
+            self.updates += apply(list, rem, ins, &mut self.spare);
+            rem.clear();
+            ins.clear();
+        }
+        self.batch = batch;
         Ok(())
     }
 
@@ -356,4 +380,48 @@ impl QuantizedIndex {
             .ok_or(err)?;
         self.reserve(&[p], start, end - start)
     }
+}
+
+/// Removes the periods of `rem` found in `list` and merges in `ins` (all three in primary
+/// order, keys distinct), in one pass; returns the number of removals and insertions made, as
+/// the per-period updates count them.
+fn apply(
+    list: &mut Vec<CoallocPeriod>,
+    rem: &[CoallocPeriod],
+    ins: &[CoallocPeriod],
+    spare: &mut Vec<CoallocPeriod>,
+) -> u64 {
+    let mut j = 0;
+    let mut removed = 0u64;
+    list.retain(|p| {
+        while j < rem.len() && pkey(&rem[j]) < pkey(p) {
+            j += 1;
+        }
+        if j < rem.len() && pkey(&rem[j]) == pkey(p) {
+            j += 1;
+            removed += 1;
+            false
+        } else {
+            true
+        }
+    });
+    if ins.is_empty() {
+        return removed;
+    }
+    spare.clear();
+    spare.reserve(list.len() + ins.len());
+    let (mut a, mut b) = (0, 0);
+    while a < list.len() && b < ins.len() {
+        if pkey(&ins[b]) <= pkey(&list[a]) {
+            spare.push(ins[b]);
+            b += 1;
+        } else {
+            spare.push(list[a]);
+            a += 1;
+        }
+    }
+    spare.extend_from_slice(&list[a..]);
+    spare.extend_from_slice(&ins[b..]);
+    std::mem::swap(list, spare);
+    removed + ins.len() as u64
 }
