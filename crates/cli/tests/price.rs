@@ -494,19 +494,8 @@ fn asking_after_the_last_submission_warns_and_estimates_can_be_requested() {
 /// The data directory holding the shipped logs, or `None` with a NOTICE (a failure when
 /// `GRIDSCHED_REQUIRE_DATA=1`).
 fn data() -> Option<PathBuf> {
-    let data = gridsched_workload::swf::data_dir(None);
-    if data.join("traces").is_dir() {
-        return Some(data);
-    }
-    let msg = format!(
-        "{} has no traces/ folder; skipping the shipped-log test (set GRIDSCHED_DATA)",
-        data.display()
-    );
-    if std::env::var("GRIDSCHED_REQUIRE_DATA").is_ok_and(|v| v == "1") {
-        panic!("GRIDSCHED_REQUIRE_DATA=1 but {msg}");
-    }
-    eprintln!("NOTICE: {msg}");
-    None
+    gridsched_sim::data::data_file_or_skip("traces")?;
+    Some(gridsched_workload::swf::data_dir(None))
 }
 
 /// A row of the table: start, offset, price, delayed jobs, chosen.

@@ -31,19 +31,9 @@ fn s(p: &Path) -> &str {
 /// The data directory holding the shipped logs and workflows, or `None` with a NOTICE (a
 /// failure when `GRIDSCHED_REQUIRE_DATA=1`).
 fn data() -> Option<PathBuf> {
-    let data = gridsched_workload::swf::data_dir(None);
-    if data.join("traces").is_dir() && data.join("workflows").is_dir() {
-        return Some(data);
-    }
-    let msg = format!(
-        "{} has no traces/ and workflows/ folders; skipping the shipped-data tests (set GRIDSCHED_DATA)",
-        data.display()
-    );
-    if std::env::var("GRIDSCHED_REQUIRE_DATA").is_ok_and(|v| v == "1") {
-        panic!("GRIDSCHED_REQUIRE_DATA=1 but {msg}");
-    }
-    eprintln!("NOTICE: {msg}");
-    None
+    gridsched_sim::data::data_file_or_skip("traces")?;
+    gridsched_sim::data::data_file_or_skip("workflows")?;
+    Some(gridsched_workload::swf::data_dir(None))
 }
 
 /// Processors of the shipped logs (their `MaxProcs`, see the data README).

@@ -12,19 +12,8 @@ use serde_json::Value;
 
 /// The data folder, or `None` with a notice (a hard failure when the data is required).
 fn workflows() -> Option<PathBuf> {
-    let data = data_dir(None);
-    if data.join("workflows").is_dir() {
-        return Some(data);
-    }
-    let msg = format!(
-        "{} has no workflows/ folder; skipping the real-workflow tests (set GRIDSCHED_DATA)",
-        data.display()
-    );
-    if std::env::var("GRIDSCHED_REQUIRE_DATA").is_ok_and(|v| v == "1") {
-        panic!("GRIDSCHED_REQUIRE_DATA=1 but {msg}");
-    }
-    eprintln!("NOTICE: {msg}");
-    None
+    gridsched_sim::data::data_file_or_skip("workflows")?;
+    Some(data_dir(None))
 }
 
 /// The value of ` key="..."` on a line (the generator writes one element per line).

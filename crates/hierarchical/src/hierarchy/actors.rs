@@ -467,10 +467,17 @@ impl Leaf {
         if c.rfc_rule == RfcRule::EveryCompletion {
             self.rfc(ctx, c)?;
         }
-        if self.queue.is_empty() {
-            self.rfc(ctx, c)?;
-            self.rfjm_if_low(ctx, c)?;
-        } else {
+        self.work_or_ask(ctx, c)
+    }
+
+    /// An idle server starts its next queued job; if none can start, it asks for work (an
+    /// RFC, and an RFJM when its bag is low).
+    fn work_or_ask(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        c: &HierarchyConfig,
+    ) -> Result<(), HierarchyError> {
+        if self.busy.is_none() {
             self.start_next(ctx, c)?;
             if self.busy.is_none() {
                 self.rfc(ctx, c)?;
@@ -506,14 +513,7 @@ impl Leaf {
                 self.fall_back(ctx, c, jd)?;
             }
         }
-        if self.busy.is_none() {
-            self.start_next(ctx, c)?;
-            if self.busy.is_none() {
-                self.rfc(ctx, c)?;
-                self.rfjm_if_low(ctx, c)?;
-            }
-        }
-        Ok(())
+        self.work_or_ask(ctx, c)
     }
 
     fn on_message(
@@ -570,13 +570,7 @@ impl Leaf {
                 }
                 self.rfc_outstanding = false;
                 self.queue.extend(jobs);
-                if self.busy.is_none() {
-                    self.start_next(ctx, c)?;
-                    if self.busy.is_none() {
-                        self.rfc(ctx, c)?;
-                        self.rfjm_if_low(ctx, c)?;
-                    }
-                }
+                self.work_or_ask(ctx, c)?;
             }
             Msg::CancelJob(id) => self.queue.retain(|j| j.id != id),
             Msg::Holes(id) => {
