@@ -220,6 +220,102 @@ fn pick_strategy() -> impl Strategy<Value = CoallocPick> {
     ]
 }
 
+/// The body of the oracle/literal property: every attempt agrees with the oracle (feasible iff
+/// n servers are free over the window and the window starts inside the live quanta), the
+/// quantum's contents are exactly the live periods intersecting it, the tree pick equals the
+/// literal pseudo-code (chosen periods, counters, visits), and every allocation is valid.
+fn agrees_with_oracle_and_literal(
+    servers: u32,
+    quantum: i64,
+    quanta: u32,
+    min_fragment: i64,
+    pick: CoallocPick,
+    ops: Vec<Op>,
+) -> Result<(), TestCaseError> {
+    let mut ix = QuantizedIndex::new(servers, quantum, quanta, min_fragment, 0).unwrap();
+    let mut oracle = Oracle {
+        periods: (0..servers).map(|s| p(0, OPEN_END, s)).collect(),
+        min_fragment,
+    };
+    let mut now = 0i64;
+    for op in ops {
+        match op {
+            Op::Advance(d) => {
+                now += d;
+                ix.advance_to(now);
+            }
+            Op::Request { offset, length, n } => {
+                let s = now + offset;
+                let e = s + length;
+                let mut chosen = Vec::new();
+                let a = ix.select(s, length, n, pick, &mut chosen);
+                let q = s.div_euclid(quantum);
+                let in_window = s < ix.horizon_end();
+                prop_assert_eq!(a.beyond_horizon, !in_window);
+                let free = oracle.free(s, e);
+                prop_assert_eq!(
+                    a.stats.success,
+                    in_window && free >= n as usize,
+                    "s={} e={} n={} free={}",
+                    s,
+                    e,
+                    n,
+                    free
+                );
+                if !in_window {
+                    continue;
+                }
+                let mut members = quantum_members(&oracle.periods, q, quantum);
+                members.sort_by_key(|p| (Reverse(p.start), p.server));
+                prop_assert_eq!(ix.quantum_set(q), members.clone());
+                let lit = literal_search(&members, s, e, n as usize);
+                prop_assert_eq!(lit.success, a.stats.success);
+                prop_assert_eq!(lit.candidates, a.stats.candidates);
+                if lit.candidates >= n as usize {
+                    prop_assert_eq!(lit.feasible, a.stats.feasible);
+                }
+                let mut feasible: Vec<CoallocPeriod> = members
+                    .iter()
+                    .filter(|p| p.contains(s, e))
+                    .copied()
+                    .collect();
+                match pick {
+                    CoallocPick::Tree => {
+                        prop_assert_eq!(&lit.chosen, &chosen);
+                        prop_assert_eq!(lit.visits, a.stats.visits);
+                    }
+                    CoallocPick::LatestStart => {
+                        feasible.sort_by_key(|p| (Reverse(p.start), p.server));
+                        if a.stats.success {
+                            prop_assert_eq!(&feasible[..n as usize], &chosen[..]);
+                        }
+                    }
+                    CoallocPick::MinEnd => {
+                        feasible.sort_by_key(|p| (p.end, p.server));
+                        if a.stats.success {
+                            prop_assert_eq!(&feasible[..n as usize], &chosen[..]);
+                        }
+                    }
+                }
+                // The range search returns every free server.
+                let (all, _) = ix.range_search(s, e);
+                prop_assert_eq!(all.len(), free);
+                if a.stats.success {
+                    prop_assert_eq!(chosen.len(), n as usize);
+                    let mut ids: Vec<u32> = chosen.iter().map(|c| c.server).collect();
+                    ids.sort_unstable();
+                    ids.dedup();
+                    prop_assert_eq!(ids.len(), n as usize, "distinct servers");
+                    prop_assert!(chosen.iter().all(|c| c.contains(s, e)));
+                    ix.reserve(&chosen, s, length).unwrap();
+                    oracle.carve(&chosen, s, length);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
@@ -236,76 +332,37 @@ proptest! {
         pick in pick_strategy(),
         ops in ops(),
     ) {
-        let mut ix = QuantizedIndex::new(servers, quantum, quanta, min_fragment, 0).unwrap();
-        let mut oracle = Oracle {
-            periods: (0..servers).map(|s| p(0, OPEN_END, s)).collect(),
-            min_fragment,
-        };
-        let mut now = 0i64;
-        for op in ops {
-            match op {
-                Op::Advance(d) => {
-                    now += d;
-                    ix.advance_to(now);
-                }
-                Op::Request { offset, length, n } => {
-                    let s = now + offset;
-                    let e = s + length;
-                    let mut chosen = Vec::new();
-                    let a = ix.select(s, length, n, pick, &mut chosen);
-                    let q = s.div_euclid(quantum);
-                    let in_window = s < ix.horizon_end();
-                    prop_assert_eq!(a.beyond_horizon, !in_window);
-                    let free = oracle.free(s, e);
-                    prop_assert_eq!(a.stats.success, in_window && free >= n as usize,
-                        "s={} e={} n={} free={}", s, e, n, free);
-                    if !in_window {
-                        continue;
-                    }
-                    let mut members = quantum_members(&oracle.periods, q, quantum);
-                    members.sort_by_key(|p| (Reverse(p.start), p.server));
-                    prop_assert_eq!(ix.quantum_set(q), members.clone());
-                    let lit = literal_search(&members, s, e, n as usize);
-                    prop_assert_eq!(lit.success, a.stats.success);
-                    prop_assert_eq!(lit.candidates, a.stats.candidates);
-                    if lit.candidates >= n as usize {
-                        prop_assert_eq!(lit.feasible, a.stats.feasible);
-                    }
-                    let mut feasible: Vec<CoallocPeriod> =
-                        members.iter().filter(|p| p.contains(s, e)).copied().collect();
-                    match pick {
-                        CoallocPick::Tree => {
-                            prop_assert_eq!(&lit.chosen, &chosen);
-                            prop_assert_eq!(lit.visits, a.stats.visits);
-                        }
-                        CoallocPick::LatestStart => {
-                            feasible.sort_by_key(|p| (Reverse(p.start), p.server));
-                            if a.stats.success {
-                                prop_assert_eq!(&feasible[..n as usize], &chosen[..]);
-                            }
-                        }
-                        CoallocPick::MinEnd => {
-                            feasible.sort_by_key(|p| (p.end, p.server));
-                            if a.stats.success {
-                                prop_assert_eq!(&feasible[..n as usize], &chosen[..]);
-                            }
-                        }
-                    }
-                    // The range search returns every free server.
-                    let (all, _) = ix.range_search(s, e);
-                    prop_assert_eq!(all.len(), free);
-                    if a.stats.success {
-                        prop_assert_eq!(chosen.len(), n as usize);
-                        let mut ids: Vec<u32> = chosen.iter().map(|c| c.server).collect();
-                        ids.sort_unstable();
-                        ids.dedup();
-                        prop_assert_eq!(ids.len(), n as usize, "distinct servers");
-                        prop_assert!(chosen.iter().all(|c| c.contains(s, e)));
-                        ix.reserve(&chosen, s, length).unwrap();
-                        oracle.carve(&chosen, s, length);
-                    }
-                }
-            }
-        }
+        agrees_with_oracle_and_literal(servers, quantum, quanta, min_fragment, pick, ops)?;
+    }
+}
+
+/// Requests up to the width of a large machine, so that quantum lists span many chunks of the
+/// index's storage and Phase 2 reads groups across chunk and list boundaries.
+fn wide_ops() -> impl Strategy<Value = Vec<Op>> {
+    proptest::collection::vec(
+        prop_oneof![
+            1 => (0i64..25).prop_map(Op::Advance),
+            4 => (0i64..60, 1i64..40, prop_oneof![1u32..8, 1u32..400, 1u32..1400])
+                .prop_map(|(offset, length, n)| Op::Request { offset, length, n }),
+        ],
+        1..40,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The same property on machines of 300–1,400 servers with wide requests (issue 18: the
+    /// quantum lists are chunked and read by rank, never merged whole).
+    #[test]
+    fn wide_requests_on_large_machines_agree_with_oracle_and_literal(
+        servers in 300u32..1400,
+        quantum in 1i64..8,
+        quanta in 1u32..9,
+        min_fragment in 1i64..4,
+        pick in pick_strategy(),
+        ops in wide_ops(),
+    ) {
+        agrees_with_oracle_and_literal(servers, quantum, quanta, min_fragment, pick, ops)?;
     }
 }

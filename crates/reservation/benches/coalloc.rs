@@ -7,7 +7,11 @@
 //! - `coalloc/quanta`: N = 256 with H = 50 h and l_q = 60, 15 and 3.75 min (Q = 50, 200, 800;
 //!   Δt = l_q, maxRet = Q/2), so the retry window stays 25 h;
 //! - `coalloc/kth`: the first 10,000 jobs of the KTH log at N = 128 (skipped when the log is
-//!   not under the data directory).
+//!   not under the data directory);
+//! - `coalloc/large-n`: N = 1,024 … 131,072 with the *same* job widths at every N (log-uniform
+//!   in 1 … 1,024 servers) and the load scaled with N (0.7 offered), so the machine holds about
+//!   one idle period per server: the cost per request must grow with the width and a
+//!   logarithmic factor, not with N (issue 18).
 //!
 //! The synthetic stream is seeded and the same in every iteration: Poisson arrivals at offered
 //! load 0.7 of N, half of the jobs on one server and the rest on U{1..N/4} servers, durations
@@ -52,6 +56,35 @@ fn stream(servers: u32, count: usize, seed: u64) -> Vec<CoallocRequest> {
                 start: submit,
                 length: len.max(1),
                 servers: n,
+                batch_wait: None,
+            }
+        })
+        .collect()
+}
+
+/// The `coalloc/large-n` stream: widths log-uniform in 1 ..= 1,024 whatever `servers`, offered
+/// load 0.7 of `servers`, the same durations as [`stream`].
+fn wide_stream(servers: u32, count: usize, seed: u64) -> Vec<CoallocRequest> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (lo, hi) = (60f64.ln(), 36_000f64.ln());
+    let mean_len = (36_000.0 - 60.0) / (hi - lo);
+    let max_w = 1024f64;
+    let mean_n = (max_w - 1.0) / max_w.ln();
+    let rate = 0.7 * f64::from(servers) / (mean_n * mean_len);
+    let mut t = 0.0f64;
+    (0..count)
+        .map(|i| {
+            let u: f64 = rng.random();
+            t += -(1.0 - u).ln() / rate;
+            let len = (lo + (hi - lo) * rng.random::<f64>()).exp().round() as i64;
+            let n = (max_w.ln() * rng.random::<f64>()).exp().floor() as u32;
+            let submit = t.round() as i64;
+            CoallocRequest {
+                id: i as u64,
+                submit,
+                start: submit,
+                length: len.max(1),
+                servers: n.clamp(1, servers),
                 batch_wait: None,
             }
         })
@@ -119,6 +152,19 @@ fn benches(c: &mut Criterion) {
                 BenchmarkId::from_parameter(format!("N=256,Q={q}")),
                 &reqs,
                 |b, reqs| b.iter(|| black_box(serve(config(256, quantum), reqs))),
+            );
+        }
+        g.finish();
+    }
+    {
+        let mut g = c.benchmark_group("coalloc/large-n");
+        for servers in [1_024u32, 8_192, 32_768, 131_072] {
+            let reqs = wide_stream(servers, REQUESTS, 7);
+            g.throughput(Throughput::Elements(reqs.len() as u64));
+            g.bench_with_input(
+                BenchmarkId::from_parameter(format!("N={servers},Q=200")),
+                &reqs,
+                |b, reqs| b.iter(|| black_box(serve(config(servers, 900), reqs))),
             );
         }
         g.finish();

@@ -297,6 +297,58 @@ fn requests_strategy() -> impl Strategy<Value = Vec<CoallocRequest>> {
     })
 }
 
+/// Body of the wide-job properties: `width[i]` servers asked by request `i`, arriving after
+/// `gaps[i].0`, with lead `gaps[i].1` and length `gaps[i].2`; the run must pass the audit and
+/// equal the brute-force scheduler job by job.
+fn wide_jobs_equal_the_brute_force_scheduler(
+    servers: u32,
+    quantum: i64,
+    quanta: i64,
+    width: Vec<u32>,
+    gaps: Vec<(i64, i64, i64)>,
+) -> Result<(), TestCaseError> {
+    let cfg = CoallocConfig {
+        servers,
+        quantum,
+        horizon: quantum * quanta,
+        retry_step: 2,
+        ..CoallocConfig::default()
+    };
+    let mut t = 0;
+    let requests: Vec<CoallocRequest> = width
+        .iter()
+        .zip(&gaps)
+        .enumerate()
+        .map(|(i, (&w, &(gap, lead, length)))| {
+            t += gap;
+            CoallocRequest {
+                id: i as u64,
+                submit: t,
+                start: t + lead,
+                length,
+                servers: w,
+                batch_wait: None,
+            }
+        })
+        .collect();
+    let run = CoallocScheduler::new(cfg)
+        .unwrap()
+        .run(&requests, true)
+        .unwrap();
+    prop_assert!(
+        audit(&requests, &run).is_ok(),
+        "{:?}",
+        audit(&requests, &run)
+    );
+    let got: Vec<(i64, u32, u32, u64, u32)> = run
+        .outcomes
+        .iter()
+        .map(|o| (o.start, o.retries, o.holds, o.ops, o.attempts))
+        .collect();
+    prop_assert_eq!(got, oracle_run(&cfg, &requests));
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -346,35 +398,20 @@ proptest! {
         width in prop::collection::vec(1u32..96, 1..30),
         gaps in prop::collection::vec((0i64..4, 0i64..10, 1i64..25), 30),
     ) {
-        let cfg = CoallocConfig {
-            servers,
-            quantum,
-            horizon: quantum * quanta,
-            retry_step: 2,
-            ..CoallocConfig::default()
-        };
-        let mut t = 0;
-        let requests: Vec<CoallocRequest> = width
-            .iter()
-            .zip(&gaps)
-            .enumerate()
-            .map(|(i, (&w, &(gap, lead, length)))| {
-                t += gap;
-                CoallocRequest {
-                    id: i as u64,
-                    submit: t,
-                    start: t + lead,
-                    length,
-                    servers: w,
-                    batch_wait: None,
-                }
-            })
-            .collect();
-        let run = CoallocScheduler::new(cfg).unwrap().run(&requests, true).unwrap();
-        prop_assert!(audit(&requests, &run).is_ok(), "{:?}", audit(&requests, &run));
-        let got: Vec<(i64, u32, u32, u64, u32)> =
-            run.outcomes.iter().map(|o| (o.start, o.retries, o.holds, o.ops, o.attempts)).collect();
-        prop_assert_eq!(got, oracle_run(&cfg, &requests));
+        wide_jobs_equal_the_brute_force_scheduler(servers, quantum, quanta, width, gaps)?;
+    }
+
+    /// The same on machines of 400–1,500 servers, whose period lists span many chunks of the
+    /// index's storage (issue 18: the lists are read by rank and updated chunk by chunk).
+    #[test]
+    fn wide_jobs_on_large_machines_equal_the_brute_force_scheduler(
+        servers in 400u32..1500,
+        quantum in 2i64..6,
+        quanta in 3i64..8,
+        width in prop::collection::vec(prop_oneof![1u32..64, 1u32..1500], 1..30),
+        gaps in prop::collection::vec((0i64..4, 0i64..10, 1i64..25), 30),
+    ) {
+        wide_jobs_equal_the_brute_force_scheduler(servers, quantum, quanta, width, gaps)?;
     }
 
     /// The alternative picks also give valid schedules.

@@ -1,15 +1,8 @@
 //! The quantized index: a ring of per-quantum period lists plus the servers' open-ended tails.
 
-use std::cmp::Reverse;
-
-use super::search::{CoallocPick, SearchScratch, SearchStats, search};
+use super::chunked::{ChunkedList, pkey};
+use super::search::{CoallocPick, PrimarySeq, SearchScratch, SearchStats, search_seq};
 use super::{CoallocError, CoallocPeriod, OPEN_END};
-
-/// Primary order: start descending, then server ascending.
-#[inline]
-fn pkey(p: &CoallocPeriod) -> (Reverse<i64>, u32) {
-    (Reverse(p.start), p.server)
-}
 
 /// The outcome of one attempt ([`QuantizedIndex::select`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -24,12 +17,15 @@ pub struct Attempt {
 /// idle period is stored in every live quantum it intersects, and the tree of a quantum is the
 /// implicit balanced 2-D tree over that quantum's periods (see [`search`](super::search)).
 ///
-/// Storage: each live quantum keeps its *finite* periods in a vector in primary order (a ring
+/// Storage: each live quantum keeps its *finite* periods in a list in primary order (a ring
 /// of `Q + 1` slots, so discarding a quantum and opening a new one is `O(1)` plus clearing);
 /// the open-ended tails (at most one per server) are kept once, in primary order, and belong
 /// to every quantum that ends after their start. At a rotation the new quantum therefore
 /// holds every tail that spans it (spec A38) without copying them. A quantum's set is the
-/// merge of the two lists, so the selection is a pure function of the set of idle periods.
+/// merge of the two lists, read by rank without being built, so the selection is a pure
+/// function of the set of idle periods. The lists are [`ChunkedList`]s: rank queries and
+/// batched updates cost a logarithmic factor plus what they read or change, not the list's
+/// length (which on a large machine is about one period per server).
 #[derive(Debug, Clone)]
 pub struct QuantizedIndex {
     quantum: i64,
@@ -38,14 +34,15 @@ pub struct QuantizedIndex {
     min_fragment: i64,
     /// Absolute number of the current quantum.
     current: i64,
-    slots: Vec<Vec<CoallocPeriod>>,
-    tails: Vec<CoallocPeriod>,
-    merged: Vec<CoallocPeriod>,
+    slots: Vec<ChunkedList>,
+    tails: ChunkedList,
     scratch: SearchScratch,
     /// Per-slot removals and insertions of one [`reserve`](Self::reserve), reused.
     batch: Vec<(Vec<CoallocPeriod>, Vec<CoallocPeriod>)>,
-    /// The merge buffer of [`apply`], reused.
-    spare: Vec<CoallocPeriod>,
+    /// The lists one [`reserve`](Self::reserve) touched, reused.
+    touched: Vec<usize>,
+    /// The chosen periods of one [`reserve`](Self::reserve), sorted, reused.
+    order: Vec<CoallocPeriod>,
     /// Period insertions and removals in quantum lists (tails count once).
     updates: u64,
 }
@@ -94,12 +91,12 @@ impl QuantizedIndex {
             servers,
             min_fragment,
             current: start.div_euclid(quantum),
-            slots: vec![Vec::new(); quanta as usize + 1],
-            tails,
-            merged: Vec::new(),
+            slots: vec![ChunkedList::default(); quanta as usize + 1],
+            tails: ChunkedList::from_sorted(&tails),
             scratch: SearchScratch::default(),
             batch: vec![(Vec::new(), Vec::new()); quanta as usize + 2],
-            spare: Vec::new(),
+            touched: Vec::new(),
+            order: Vec::new(),
             updates: 0,
         })
     }
@@ -163,29 +160,30 @@ impl QuantizedIndex {
         self.current = q;
     }
 
+    /// Live quantum `q`'s set, as the search reads it (`None` outside the live quanta).
+    fn view(&self, q: i64) -> Option<QuantumView<'_>> {
+        if q < self.current || q > self.current + i64::from(self.quanta) {
+            return None;
+        }
+        let qend = (q + 1) * self.quantum;
+        Some(QuantumView {
+            finite: &self.slots[self.slot(q)],
+            tails: &self.tails,
+            // The tails starting at or after the quantum's end are a prefix (start descending).
+            skip: self.tails.partition_point(|p| p.start >= qend),
+        })
+    }
+
     /// The periods of live quantum `q` in primary order (start descending, server ascending)
     /// into `out`.
     pub fn quantum_set_into(&self, q: i64, out: &mut Vec<CoallocPeriod>) {
         out.clear();
-        if q < self.current || q > self.current + i64::from(self.quanta) {
-            return;
-        }
-        let finite = &self.slots[self.slot(q)];
-        let qend = (q + 1) * self.quantum;
-        let tails = &self.tails[self.tails.partition_point(|p| p.start >= qend)..];
-        out.reserve(finite.len() + tails.len());
-        let (mut i, mut j) = (0, 0);
-        while i < finite.len() && j < tails.len() {
-            if pkey(&finite[i]) < pkey(&tails[j]) {
-                out.push(finite[i]);
-                i += 1;
-            } else {
-                out.push(tails[j]);
-                j += 1;
+        if let Some(view) = self.view(q) {
+            let v = view.len();
+            if v > 0 {
+                view.read(0, v - 1, out);
             }
         }
-        out.extend_from_slice(&finite[i..]);
-        out.extend_from_slice(&tails[j..]);
     }
 
     /// The periods of live quantum `q` in primary order.
@@ -197,8 +195,8 @@ impl QuantizedIndex {
 
     /// Every live idle period (in some live quantum, or a tail), sorted by (server, start).
     pub fn live_periods(&self) -> Vec<CoallocPeriod> {
-        let mut v: Vec<CoallocPeriod> = self.slots.iter().flatten().copied().collect();
-        v.extend_from_slice(&self.tails);
+        let mut v: Vec<CoallocPeriod> = self.slots.iter().flat_map(|l| l.iter()).copied().collect();
+        v.extend(self.tails.iter());
         v.sort_by_key(|p| (p.server, p.start, p.end));
         v.dedup();
         v
@@ -222,18 +220,18 @@ impl QuantizedIndex {
                 beyond_horizon: true,
             };
         }
-        let mut merged = std::mem::take(&mut self.merged);
-        self.quantum_set_into(q, &mut merged);
-        let stats = search(
-            &merged,
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let view = self.view(q).expect("q is live");
+        let stats = search_seq(
+            &view,
             s,
             s.saturating_add(length),
             n as usize,
             pick,
-            &mut self.scratch,
+            &mut scratch,
             chosen,
         );
-        self.merged = merged;
+        self.scratch = scratch;
         Attempt {
             stats,
             beyond_horizon: false,
@@ -248,18 +246,18 @@ impl QuantizedIndex {
         if tb <= ta || q < self.current || q > self.current + i64::from(self.quanta) {
             return (out, SearchStats::default());
         }
-        let mut merged = std::mem::take(&mut self.merged);
-        self.quantum_set_into(q, &mut merged);
-        let stats = search(
-            &merged,
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let view = self.view(q).expect("q is live");
+        let stats = search_seq(
+            &view,
             ta,
             tb,
             usize::MAX,
             CoallocPick::Tree,
-            &mut self.scratch,
+            &mut scratch,
             &mut out,
         );
-        self.merged = merged;
+        self.scratch = scratch;
         (out, stats)
     }
 
@@ -303,14 +301,14 @@ impl QuantizedIndex {
                 });
             }
         }
-        // One pass per touched list instead of one shifting insert or remove per period: a
-        // wide job on a large machine changes thousands of periods of lists holding a period
-        // per server, and per-period `Vec::insert` / `remove` made a reservation cost
-        // O(width × servers) in memory moves. The chosen periods are on distinct servers (a
-        // server's idle periods are disjoint and each contains the window), so every key below
-        // is distinct and the result is the set the per-period updates give.
+        // One batch per touched list instead of one insert or remove per period: a wide job on
+        // a large machine changes thousands of periods, and the list rewrites each of its
+        // chunks once. The chosen periods are on distinct servers (a server's idle periods are
+        // disjoint and each contains the window), so every key below is distinct and the
+        // result is the set the per-period updates give.
         let mut batch = std::mem::take(&mut self.batch);
-        let mut touched: Vec<usize> = Vec::new();
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
         let mut add = |b: usize, removal: bool, p: CoallocPeriod, touched: &mut Vec<usize>| {
             let (rem, ins) = &mut batch[b];
             if rem.is_empty() && ins.is_empty() {
@@ -318,19 +316,28 @@ impl QuantizedIndex {
             }
             if removal { rem.push(p) } else { ins.push(p) }
         };
-        for p in chosen {
-            let fragments = [
-                CoallocPeriod {
-                    start: p.start,
-                    end: start,
-                    server: p.server,
-                },
-                CoallocPeriod {
-                    start: end,
-                    end: p.end,
-                    server: p.server,
-                },
-            ];
+        // Every list's removals and insertions come out in primary order without sorting each
+        // list's batch: trailing fragments all start at the window's end, after every chosen
+        // period's start, so they sort first, by server; removals and leading fragments keep
+        // their period's key, so they follow the chosen periods in primary order.
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        order.extend_from_slice(chosen);
+        order.sort_unstable_by_key(|p| p.server);
+        for p in &order {
+            let trailing = CoallocPeriod {
+                start: end,
+                end: p.end,
+                server: p.server,
+            };
+            if let Some((first, last)) = self.buckets(&trailing) {
+                for q in first..=last {
+                    add(self.bucket(q), false, trailing, &mut touched);
+                }
+            }
+        }
+        order.sort_unstable_by_key(pkey);
+        for p in &order {
             if p.end == OPEN_END {
                 add(self.bucket(i64::MIN), true, *p, &mut touched);
             } else {
@@ -339,29 +346,33 @@ impl QuantizedIndex {
                     add(self.bucket(q), true, *p, &mut touched);
                 }
             }
-            for f in fragments {
-                if let Some((first, last)) = self.buckets(&f) {
-                    for q in first..=last {
-                        add(self.bucket(q), false, f, &mut touched);
-                    }
+            let leading = CoallocPeriod {
+                start: p.start,
+                end: start,
+                server: p.server,
+            };
+            if let Some((first, last)) = self.buckets(&leading) {
+                for q in first..=last {
+                    add(self.bucket(q), false, leading, &mut touched);
                 }
             }
         }
+        self.order = order;
         let tails = self.quanta as usize + 1;
-        for b in touched {
+        for &b in &touched {
             let (rem, ins) = &mut batch[b];
-            rem.sort_unstable_by_key(pkey);
-            ins.sort_unstable_by_key(pkey);
+            debug_assert!(rem.is_sorted_by_key(pkey) && ins.is_sorted_by_key(pkey));
             let list = if b == tails {
                 &mut self.tails
             } else {
                 &mut self.slots[b]
             };
-            self.updates += apply(list, rem, ins, &mut self.spare);
+            self.updates += list.apply(rem, ins);
             rem.clear();
             ins.clear();
         }
         self.batch = batch;
+        self.touched = touched;
         Ok(())
     }
 
@@ -382,46 +393,78 @@ impl QuantizedIndex {
     }
 }
 
-/// Removes the periods of `rem` found in `list` and merges in `ins` (all three in primary
-/// order, keys distinct), in one pass; returns the number of removals and insertions made, as
-/// the per-period updates count them.
-fn apply(
-    list: &mut Vec<CoallocPeriod>,
-    rem: &[CoallocPeriod],
-    ins: &[CoallocPeriod],
-    spare: &mut Vec<CoallocPeriod>,
-) -> u64 {
-    let mut j = 0;
-    let mut removed = 0u64;
-    list.retain(|p| {
-        while j < rem.len() && pkey(&rem[j]) < pkey(p) {
-            j += 1;
+/// One live quantum's set: its finite list merged with the tails from rank `skip` on, read by
+/// rank without being built.
+struct QuantumView<'a> {
+    finite: &'a ChunkedList,
+    tails: &'a ChunkedList,
+    skip: usize,
+}
+
+impl QuantumView<'_> {
+    /// How many of the first `r` periods of the merge come from the finite list.
+    fn split(&self, r: usize) -> usize {
+        let tl = self.tails.len() - self.skip;
+        let (mut lo, mut hi) = (r.saturating_sub(tl), r.min(self.finite.len()));
+        // The smallest i whose finite[i] sorts after tails[skip + r - i - 1]. Keys are
+        // distinct (a finite period and a tail of one server have different starts).
+        while lo < hi {
+            let i = (lo + hi) / 2;
+            let j = r - i;
+            if pkey(self.finite.get(i)) < pkey(self.tails.get(self.skip + j - 1)) {
+                lo = i + 1;
+            } else {
+                hi = i;
+            }
         }
-        if j < rem.len() && pkey(&rem[j]) == pkey(p) {
-            j += 1;
-            removed += 1;
-            false
-        } else {
-            true
-        }
-    });
-    if ins.is_empty() {
-        return removed;
+        lo
     }
-    spare.clear();
-    spare.reserve(list.len() + ins.len());
-    let (mut a, mut b) = (0, 0);
-    while a < list.len() && b < ins.len() {
-        if pkey(&ins[b]) <= pkey(&list[a]) {
-            spare.push(ins[b]);
-            b += 1;
-        } else {
-            spare.push(list[a]);
-            a += 1;
+}
+
+impl PrimarySeq for QuantumView<'_> {
+    fn len(&self) -> usize {
+        self.finite.len() + self.tails.len() - self.skip
+    }
+
+    fn starting_after(&self, s: i64) -> usize {
+        self.finite.partition_point(|p| p.start > s)
+            + self.tails.partition_point(|p| p.start > s).max(self.skip)
+            - self.skip
+    }
+
+    fn read(&self, lo: usize, hi: usize, out: &mut Vec<CoallocPeriod>) {
+        let mut left = hi + 1 - lo;
+        out.reserve(left);
+        self.scan_from(lo, &mut |p| {
+            out.push(*p);
+            left -= 1;
+            left > 0
+        });
+    }
+
+    fn scan_from(&self, lo: usize, f: &mut dyn FnMut(&CoallocPeriod) -> bool) {
+        let i = self.split(lo);
+        let mut a = self.finite.cursor(i);
+        let mut b = self.tails.cursor(self.skip + lo - i);
+        loop {
+            let p = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if pkey(x) < pkey(y) => {
+                    a.advance();
+                    x
+                }
+                (_, Some(y)) => {
+                    b.advance();
+                    y
+                }
+                (Some(x), None) => {
+                    a.advance();
+                    x
+                }
+                (None, None) => return,
+            };
+            if !f(p) {
+                return;
+            }
         }
     }
-    spare.extend_from_slice(&list[a..]);
-    spare.extend_from_slice(&ins[b..]);
-    std::mem::swap(list, spare);
-    removed + ins.len() as u64
 }

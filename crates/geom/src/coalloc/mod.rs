@@ -32,6 +32,7 @@
 //! index.reserve(&chosen, 5, 10).unwrap();              // book [5, 15) on the three servers
 //! ```
 
+mod chunked;
 mod index;
 pub mod literal;
 mod search;

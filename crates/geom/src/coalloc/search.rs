@@ -74,6 +74,39 @@ pub struct SearchScratch {
     marked: Vec<(usize, usize)>,
     feasible: Vec<CoallocPeriod>,
     pushes: Vec<(usize, usize)>,
+    group: Vec<CoallocPeriod>,
+}
+
+/// One quantum's periods in primary order, as the search reads them: by rank, never as a
+/// whole, so that the storage decides what a read costs (a slice, or the quantized index's
+/// chunked lists merged on the fly).
+pub(super) trait PrimarySeq {
+    fn len(&self) -> usize;
+    /// The number of periods starting after `s` (a prefix in primary order).
+    fn starting_after(&self, s: i64) -> usize;
+    /// Appends the periods of ranks `lo..=hi` to `out`.
+    fn read(&self, lo: usize, hi: usize, out: &mut Vec<CoallocPeriod>);
+    /// Calls `f` on the periods from rank `lo` on, in order, until it returns `false`.
+    fn scan_from(&self, lo: usize, f: &mut dyn FnMut(&CoallocPeriod) -> bool);
+}
+
+impl PrimarySeq for [CoallocPeriod] {
+    fn len(&self) -> usize {
+        <[CoallocPeriod]>::len(self)
+    }
+    fn starting_after(&self, s: i64) -> usize {
+        self.partition_point(|p| p.start > s)
+    }
+    fn read(&self, lo: usize, hi: usize, out: &mut Vec<CoallocPeriod>) {
+        out.extend_from_slice(&self[lo..=hi]);
+    }
+    fn scan_from(&self, lo: usize, f: &mut dyn FnMut(&CoallocPeriod) -> bool) {
+        for p in &self[lo..] {
+            if !f(p) {
+                break;
+            }
+        }
+    }
 }
 
 /// Runs Phase 1 and Phase 2 over `m` (one quantum's periods in primary order) for the window
@@ -88,18 +121,33 @@ pub fn search(
     scratch: &mut SearchScratch,
     out: &mut Vec<CoallocPeriod>,
 ) -> SearchStats {
-    let mut st = SearchStats::default();
-    let v = m.len();
-    if v == 0 || n == 0 {
-        return st;
-    }
     debug_assert!(
         m.windows(2)
             .all(|w| (w[0].start, std::cmp::Reverse(w[0].server))
                 > (w[1].start, std::cmp::Reverse(w[1].server)))
     );
+    search_seq(m, s, e, n, pick, scratch, out)
+}
+
+/// [`search`] over any [`PrimarySeq`]. It reads the sequence only by rank: `O(log v)` steps for
+/// the phases' arithmetic plus the Phase-2 groups it inspects (with the default pick), so its
+/// cost does not grow with the quantum's size when the first groups suffice.
+pub(super) fn search_seq<M: PrimarySeq + ?Sized>(
+    m: &M,
+    s: i64,
+    e: i64,
+    n: usize,
+    pick: CoallocPick,
+    scratch: &mut SearchScratch,
+    out: &mut Vec<CoallocPeriod>,
+) -> SearchStats {
+    let mut st = SearchStats::default();
+    let v = m.len();
+    if v == 0 || n == 0 {
+        return st;
+    }
     // Phase 1: k = periods starting after s (a prefix in descending-start order).
-    let k = m.partition_point(|p| p.start > s);
+    let k = m.starting_after(s);
     let marked = &mut scratch.marked;
     marked.clear();
     let (mut lo, mut hi) = (0usize, v - 1);
@@ -129,7 +177,9 @@ pub fn search(
     let mut retrieval_visits = 0u64;
     for gi in (0..marked.len()).rev() {
         let (glo, ghi) = marked[gi];
-        let group = &m[glo..=ghi];
+        let mut group = std::mem::take(&mut scratch.group);
+        group.clear();
+        m.read(glo, ghi, &mut group);
         let g = group.len();
         let j = group.iter().filter(|p| p.end < e).count();
         let pushes = &mut scratch.pushes;
@@ -155,20 +205,33 @@ pub fn search(
         }
         if pick == CoallocPick::Tree && !pushes.is_empty() {
             // E[j..g) = the group's feasible periods in secondary order.
+            // The pushes are contiguous rank ranges going down from the top, and each gives
+            // its lowest `take` ranks: selections isolate them without sorting the group
+            // (the keys are distinct, so the result is what a full sort gives).
             let feas = &mut scratch.feasible;
             feas.clear();
             feas.extend(group.iter().filter(|p| p.end >= e).copied());
-            feas.sort_unstable_by_key(sec_key);
             for &(a, b) in pushes.iter() {
                 if retrieval_left == 0 {
                     break;
                 }
                 let take = retrieval_left.min(b - a + 1);
                 retrieval_visits += inorder_visits(a, b, take);
-                out.extend_from_slice(&feas[a - j..a - j + take]);
+                // feas[..=b - j] holds the group's feasible ranks 0 ..= b - j.
+                let (lo, hi) = (a - j, b - j + 1);
+                if lo > 0 {
+                    feas[..hi].select_nth_unstable_by_key(lo, sec_key);
+                }
+                let range = &mut feas[lo..hi];
+                if take < range.len() {
+                    range.select_nth_unstable_by_key(take, sec_key);
+                }
+                range[..take].sort_unstable_by_key(sec_key);
+                out.extend_from_slice(&range[..take]);
                 retrieval_left -= take;
             }
         }
+        scratch.group = group;
         if ce >= n {
             break;
         }
@@ -182,13 +245,25 @@ pub fn search(
     match pick {
         CoallocPick::Tree => st.visits += retrieval_visits,
         CoallocPick::LatestStart => {
-            out.extend(m[k..].iter().filter(|p| p.end >= e).take(n).copied());
+            let mut left = n;
+            m.scan_from(k, &mut |p| {
+                if p.end >= e {
+                    out.push(*p);
+                    left -= 1;
+                }
+                left > 0
+            });
             st.visits += out.len().saturating_sub(start_len) as u64;
         }
         CoallocPick::MinEnd => {
             let feas = &mut scratch.feasible;
             feas.clear();
-            feas.extend(m[k..].iter().filter(|p| p.end >= e).copied());
+            m.scan_from(k, &mut |p| {
+                if p.end >= e {
+                    feas.push(*p);
+                }
+                true
+            });
             feas.sort_unstable_by_key(|p| (p.end, p.server));
             let take = n.min(feas.len());
             out.extend_from_slice(&feas[..take]);
