@@ -5,6 +5,7 @@ mod bench;
 mod coalloc;
 mod grid;
 mod hierarchy;
+mod manual;
 mod map;
 mod out;
 mod price;
@@ -21,7 +22,7 @@ use clap::{Parser, Subcommand};
 /// Reproduce grid-scheduling research and run its schedulers.
 #[derive(Debug, Parser)]
 #[command(name = "gridsched", version, about, long_about = None)]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -70,6 +71,12 @@ enum Command {
     /// Hierarchical grid scheduling (Al-Zoubi 2006, H1) on the thesis's 2400-node grid: one
     /// CSV row per job and AWT / AET / TRT; `hierarchy delay` gives a message's transfer time.
     Hierarchy(hierarchy::HierarchyArgs),
+    /// Print a shell completion script, e.g. `gridsched completions bash >
+    /// ~/.local/share/bash-completion/completions/gridsched`.
+    Completions(manual::CompletionsArgs),
+    /// Man pages generated from these definitions: `gridsched man --out-dir DIR` writes
+    /// gridsched.1 and a page per command; without --out-dir, gridsched.1 goes to stdout.
+    Man(manual::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +97,8 @@ fn main() -> ExitCode {
         Command::Provision(args) => provision::provision_cmd(args),
         Command::Price(args) => price::run(args),
         Command::Hierarchy(args) => hierarchy::run(args),
+        Command::Completions(args) => manual::completions(args),
+        Command::Man(args) => manual::man(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
