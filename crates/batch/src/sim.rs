@@ -251,6 +251,10 @@ pub(crate) struct ExternalState {
     waiting: usize,
     /// The earliest time the dispatcher asked to be called again, if later than now.
     wake: Option<Time>,
+    /// Waiting jobs in arrival order, as of the start of the current round (compacted then).
+    queue: Vec<u32>,
+    /// This round's holds: (job, machine, start, end, processors), released when it ends.
+    holds: Vec<(u32, u32, Time, Time, u32)>,
 }
 
 #[derive(Debug, Clone)]
@@ -260,12 +264,21 @@ pub(crate) enum PolicyState {
     External(ExternalState),
 }
 
-/// An external scheduler driving the [`Simulator`] (the schedule-based policies of
-/// `gridsched-schedule-based`, or a user's own). The engine keeps the clock, the event order
+/// A queue policy of your own driving the [`Simulator`] (also how the schedule-based policies
+/// of `gridsched-schedule-based` run). The engine keeps the clock, the event order
 /// (completions, then arrivals by submit time and id, then one round per event time), the
 /// machines' capacity and every job's outcome, exactly as for the built-in policies; at each
-/// event time the dispatcher is told what arrived and what completed, and starts waiting jobs
-/// through [`Round::start`], which refuses a start that does not fit.
+/// event time the dispatcher sees the waiting queue ([`Round::waiting`]), the running jobs
+/// ([`Round::running`]) and each machine's availability profile ([`Round::profile`]), starts
+/// jobs through [`Round::start`], which refuses a start that does not fit, and may hold
+/// reservations for the rest of the round ([`Round::hold`]) so that later starts respect them,
+/// as EASY does for its queue head. Run it with [`Simulator::run_with`] under
+/// [`Policy::External`]; outcomes, metrics ([`Summary`](crate::Summary)), the Batsim CSV and
+/// [`audit`](crate::audit) work as for the built-ins.
+///
+/// A complete example (shortest-job-first backfilling on a Parallel Workloads Archive log) is
+/// `crates/batch/examples/sjf_backfill.rs`; `crates/batch/tests/external.rs` checks that FCFS
+/// and EASY written against this trait give the built-ins' schedules job for job.
 pub trait Dispatcher {
     /// One scheduling round at [`Round::now`].
     fn round(&mut self, round: &mut Round<'_>) -> Result<(), SimError>;
@@ -310,6 +323,122 @@ impl Round<'_> {
         self.sim.profiles[m].free_now()
     }
 
+    /// The waiting jobs (indices) in arrival order, as of the start of this round: a job
+    /// started during the round stays listed until the next one (check [`is_waiting`](Self::is_waiting)
+    /// when that matters).
+    pub fn waiting(&self) -> &[u32] {
+        match &self.sim.policy {
+            PolicyState::External(x) => &x.queue,
+            _ => &[],
+        }
+    }
+
+    /// Whether job `index` has arrived and not started.
+    pub fn is_waiting(&self, index: u32) -> bool {
+        self.sim
+            .st
+            .get(index as usize)
+            .is_some_and(|s| s.phase == JobPhase::Queued)
+    }
+
+    /// The running jobs, in no particular order (`planned_end`: start + the planned run time,
+    /// the end the profiles hold them to).
+    pub fn running(&self) -> impl Iterator<Item = RunningJob> + '_ {
+        let sim = &*self.sim;
+        sim.running.iter().map(move |&Reverse((_, idx))| {
+            let s = &sim.st[idx as usize];
+            RunningJob {
+                index: idx as usize,
+                machine: s.machine,
+                procs: sim.jobs[idx as usize].procs,
+                start: s.start,
+                planned_end: s.est_end,
+            }
+        })
+    }
+
+    /// Machine `m`'s availability profile: running jobs to their planned ends, fixed
+    /// reservations and this round's [holds](Self::hold). A block that
+    /// [`fits`](Profile::fits) in it delays none of them.
+    pub fn profile(&self, m: usize) -> &Profile {
+        &self.sim.profiles[m]
+    }
+
+    /// The run time the engine plans job `index` with on machine `m`: its actual or requested
+    /// time per [`Config::estimates`](crate::Config), scaled by the machine's speed.
+    pub fn planned_run_time(&self, index: u32, m: usize) -> Time {
+        let job = &self.sim.jobs[index as usize];
+        self.sim
+            .platform
+            .duration(m, job.estimate(self.sim.config.estimates))
+    }
+
+    /// Holds machine `m` for waiting job `index` from `start` for its planned run time, until
+    /// the end of this round: the block is in [`profile`](Self::profile), so later
+    /// [`start`](Self::start)s must leave room for it (EASY's reservation for its blocked
+    /// head; hold every waiting job for conservative backfilling). Starting the held job
+    /// releases its hold first. Refused if the job is not waiting, the machine is too small,
+    /// `start` is in the past or the block does not fit.
+    pub fn hold(&mut self, index: u32, m: usize, start: Time) -> Result<(), SimError> {
+        let sim = &mut *self.sim;
+        let Some(job) = sim.jobs.get(index as usize).copied() else {
+            return Err(SimError::Config(format!("no job index {index}")));
+        };
+        if sim.st[index as usize].phase != JobPhase::Queued {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: format!("is not waiting at {}", sim.now),
+            });
+        }
+        if m >= sim.platform.len() || job.procs > sim.platform.machines()[m].cpus {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: format!("cannot be held on machine {m}"),
+            });
+        }
+        if let PolicyState::External(x) = &sim.policy
+            && x.holds.iter().any(|h| h.0 == index)
+        {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: "is already held this round".into(),
+            });
+        }
+        let dur = sim.platform.duration(m, job.estimate(sim.config.estimates));
+        if start < sim.now || !sim.profiles[m].fits(start, dur, job.procs) {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: format!("cannot be held on machine {m} from {start} (it does not fit)"),
+            });
+        }
+        sim.profiles[m].reserve(start, start + dur, job.procs);
+        if let PolicyState::External(x) = &mut sim.policy {
+            x.holds
+                .push((index, m as u32, start, start + dur, job.procs));
+        }
+        Ok(())
+    }
+
+    /// Releases every hold of the round.
+    fn release_holds(sim: &mut Simulator) {
+        if let PolicyState::External(x) = &mut sim.policy {
+            for (_, m, start, end, procs) in x.holds.drain(..) {
+                sim.profiles[m as usize].release(start, end, procs);
+            }
+        }
+    }
+
+    /// Releases and returns job `index`'s hold, if it has one.
+    fn take_hold(sim: &mut Simulator, index: u32) -> Option<(u32, u32, Time, Time, u32)> {
+        let PolicyState::External(x) = &mut sim.policy else {
+            return None;
+        };
+        let i = x.holds.iter().position(|h| h.0 == index)?;
+        let h @ (_, m, start, end, procs) = x.holds.swap_remove(i);
+        sim.profiles[m as usize].release(start, end, procs);
+        Some(h)
+    }
+
     /// Starts waiting job `index` now on machine `m`; refused (nothing changes) if the job is
     /// not waiting or does not fit there now for its whole run time.
     pub fn start(&mut self, index: u32, m: usize) -> Result<(), SimError> {
@@ -329,8 +458,16 @@ impl Round<'_> {
                 reason: format!("cannot run on machine {m}"),
             });
         }
+        let held = Self::take_hold(sim, index);
         let dur = sim.platform.duration(m, job.estimate(sim.config.estimates));
         if !sim.profiles[m].fits(sim.now, dur, job.procs) {
+            // A refused start changes nothing: the job keeps its hold.
+            if let Some(h @ (_, hm, hs, he, hp)) = held {
+                sim.profiles[hm as usize].reserve(hs, he, hp);
+                if let PolicyState::External(x) = &mut sim.policy {
+                    x.holds.push(h);
+                }
+            }
             return Err(SimError::Job {
                 id: job.id,
                 reason: format!(
@@ -825,11 +962,17 @@ impl Simulator {
                 ),
                 _ => unreachable!("checked above"),
             };
+            if let PolicyState::External(x) = &mut self.policy {
+                let st = &self.st;
+                x.queue
+                    .retain(|&i| st[i as usize].phase == JobPhase::Queued);
+            }
             let result = dispatcher.round(&mut Round {
                 sim: self,
                 arrived: &arrived,
                 completed: &completed,
             });
+            Round::release_holds(self);
             // Hand the buffers back so the next instant reuses their allocations.
             if let PolicyState::External(x) = &mut self.policy {
                 let (mut a, mut c) = (arrived, completed);
@@ -954,6 +1097,7 @@ impl Simulator {
             PolicyState::Cons(c) => c.arrived.push(idx),
             PolicyState::External(x) => {
                 x.arrived.push(idx);
+                x.queue.push(idx);
                 x.waiting += 1;
             }
         }
@@ -1030,7 +1174,9 @@ impl Simulator {
     /// The machine job `e` starts on now, if any, by the selection rule.
     fn pick_now(&self, e: QEntry) -> Option<usize> {
         if self.profiles.len() == 1 {
-            return self.fits_now(0, e.est, e.procs).then_some(0);
+            return self
+                .fits_now(0, self.platform.duration(0, e.est), e.procs)
+                .then_some(0);
         }
         self.select_order.iter().map(|&m| m as usize).find(|&m| {
             self.platform.machines()[m].cpus >= e.procs
@@ -1124,11 +1270,14 @@ impl Simulator {
             i += 1;
             self.counters.backfill_checks += 1;
             let chosen = if single {
+                // The machine's own run time, not the reference one: a one-machine grid may
+                // be slower or faster than the reference speed.
+                let d = self.platform.duration(0, e.est);
                 let ok = self.profiles[0].free_now() >= i64::from(e.procs)
                     && if fast {
-                        now + e.est <= shadow || i64::from(e.procs) <= extra
+                        now + d <= shadow || i64::from(e.procs) <= extra
                     } else {
-                        self.profiles[0].fits(now, e.est, e.procs)
+                        self.profiles[0].fits(now, d, e.procs)
                     };
                 ok.then_some(0)
             } else {
