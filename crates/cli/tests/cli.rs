@@ -427,3 +427,24 @@ fn paper_scale_refuses_a_dirty_tree_unless_allowed() {
     let meta = std::fs::read_to_string(root.join("data/kumar/fig-4.3.paper.meta.json")).unwrap();
     assert!(!meta.contains("-dirty"), "{meta}");
 }
+
+/// Off a terminal (here stderr is a pipe) `reproduce` reports progress as plain lines — done /
+/// total, elapsed, ETA — at the interval `$GRIDSCHED_PROGRESS_SECS` sets, ending at 100 %.
+#[test]
+fn progress_is_plain_lines_off_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gridsched"))
+        .args(["reproduce", "fig-3.9", "--root"])
+        .arg(dir.path())
+        .env("GRIDSCHED_PROGRESS_SECS", "0")
+        .output()
+        .expect("run gridsched");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains(" runs (")).collect();
+    assert!(lines.len() >= 2, "{stderr}");
+    assert!(lines[0].contains("elapsed, ETA"), "{}", lines[0]);
+    let last = lines.last().unwrap();
+    assert!(last.contains("100%") && !last.contains("ETA"), "{last}");
+    assert!(!stderr.contains('\r'), "no terminal bar in a log");
+}

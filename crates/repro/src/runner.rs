@@ -33,7 +33,8 @@ pub struct RunOptions {
     pub threads: Option<usize>,
     /// Run only shard `k` of `n` (1-based): items `i` with `i % n == k - 1`.
     pub shard: Option<(u32, u32)>,
-    /// Show a progress bar on a terminal.
+    /// Report progress on standard error: a bar on a terminal, else a plain line at most every
+    /// [`PROGRESS_INTERVAL`] (a batch job's log; `$GRIDSCHED_PROGRESS_SECS` overrides it).
     pub progress: bool,
     /// Directory for resume journals (`None`: no journal).
     pub journal_dir: Option<PathBuf>,
@@ -256,7 +257,7 @@ pub fn run_sweep(
             })?;
         }
         if let Some(bar) = &bar {
-            bar.inc(1);
+            bar.inc();
         }
         Ok((it.index, rows))
     };
@@ -271,7 +272,7 @@ pub fn run_sweep(
         None => todo.par_iter().map(run_item).collect(),
     };
     if let Some(bar) = &bar {
-        bar.finish_and_clear();
+        bar.finish();
     }
     for r in results {
         let (index, metrics) = r?;
@@ -379,9 +380,44 @@ pub fn discard_journal(dir: &Path, run: &SweepRun, overrides: &crate::spec::Para
     let _ = fs::remove_file(path);
 }
 
-fn progress_bar(enabled: bool, len: usize, name: &str) -> Option<indicatif::ProgressBar> {
-    if !enabled || len == 0 || !std::io::stderr().is_terminal() {
+/// How often a run off a terminal prints a progress line (default).
+pub const PROGRESS_INTERVAL: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Progress of one sweep: indicatif's bar on a terminal; off a terminal (stderr redirected to
+/// a file, a Slurm task's log) a plain line — items done / total, elapsed, ETA — at most once
+/// per interval, and a last line at the end if any was printed.
+enum Progress {
+    Bar(indicatif::ProgressBar),
+    Lines {
+        name: String,
+        total: usize,
+        done: std::sync::atomic::AtomicUsize,
+        start: std::time::Instant,
+        interval: std::time::Duration,
+        /// When the last line was printed (or the start), and whether any was.
+        last: Mutex<(std::time::Instant, bool)>,
+    },
+}
+
+fn progress_bar(enabled: bool, len: usize, name: &str) -> Option<Progress> {
+    if !enabled || len == 0 {
         return None;
+    }
+    if !std::io::stderr().is_terminal() {
+        let interval = std::env::var("GRIDSCHED_PROGRESS_SECS")
+            .ok()
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map_or(PROGRESS_INTERVAL, std::time::Duration::from_secs_f64);
+        let now = std::time::Instant::now();
+        return Some(Progress::Lines {
+            name: name.to_string(),
+            total: len,
+            done: std::sync::atomic::AtomicUsize::new(0),
+            start: now,
+            interval,
+            last: Mutex::new((now, false)),
+        });
     }
     let bar = indicatif::ProgressBar::new(len as u64);
     let style = indicatif::ProgressStyle::with_template(
@@ -391,7 +427,72 @@ fn progress_bar(enabled: bool, len: usize, name: &str) -> Option<indicatif::Prog
     .progress_chars("=> ");
     bar.set_style(style);
     bar.set_prefix(name.to_string());
-    Some(bar)
+    Some(Progress::Bar(bar))
+}
+
+/// `1 h 02 min`, `3 min 05 s`, `12 s`.
+fn human_duration(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    if s >= 3600 {
+        format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
+impl Progress {
+    fn inc(&self) {
+        match self {
+            Progress::Bar(bar) => bar.inc(1),
+            Progress::Lines {
+                done,
+                interval,
+                last,
+                ..
+            } => {
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
+                if last.0.elapsed() >= *interval {
+                    *last = (std::time::Instant::now(), true);
+                    self.line(n);
+                }
+            }
+        }
+    }
+
+    fn line(&self, n: usize) {
+        if let Progress::Lines {
+            name, total, start, ..
+        } = self
+        {
+            let elapsed = start.elapsed();
+            let eta = if n > 0 && n < *total {
+                let left = elapsed.mul_f64((*total - n) as f64 / n as f64);
+                format!(", ETA {}", human_duration(left))
+            } else {
+                String::new()
+            };
+            let pct = 100.0 * n as f64 / *total as f64;
+            eprintln!(
+                "{name}: {n}/{total} runs ({pct:.0}%), {} elapsed{eta}",
+                human_duration(elapsed)
+            );
+        }
+    }
+
+    fn finish(&self) {
+        match self {
+            Progress::Bar(bar) => bar.finish_and_clear(),
+            Progress::Lines { done, last, .. } => {
+                let printed = last.lock().unwrap_or_else(|p| p.into_inner()).1;
+                if printed {
+                    self.line(done.load(std::sync::atomic::Ordering::Relaxed));
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
