@@ -28,11 +28,18 @@ fn project(root: Option<PathBuf>) -> Result<Project> {
 
 pub fn list() -> Result<()> {
     let registry = registry()?;
-    let mut text = format!("{:<22} {:<9} {:<7} TITLE\n", "ID", "DOCUMENT", "KIND");
+    let width = registry
+        .all()
+        .iter()
+        .map(|e| e.paper.short.chars().count())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut text = format!("{:<22} {:<width$} {:<7} TITLE\n", "ID", "DOCUMENT", "KIND");
     for e in registry.all() {
         text.push_str(&format!(
-            "{:<22} {:<9} {:<7} {}\n",
-            e.spec.id, e.paper.seed, e.spec.kind, e.spec.title
+            "{:<22} {:<width$} {:<7} {}\n",
+            e.spec.id, e.paper.short, e.spec.kind, e.spec.title
         ));
     }
     crate::out::say(false, &text)
@@ -248,8 +255,10 @@ pub struct MergeArgs {
     /// Merge every experiment that has shard files.
     #[arg(long, conflicts_with = "ids")]
     all: bool,
+    /// The scale whose shards to combine (quick or paper).
     #[arg(long, default_value = "paper", value_parser = parse_scale)]
     scale: Scale,
+    /// Project root holding data/ and figures/ (default: found from the current directory).
     #[arg(long)]
     root: Option<PathBuf>,
 }
@@ -285,6 +294,8 @@ pub struct ReportArgs {
     /// Output file (default: REPRODUCTION.md at the project root).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Project root whose data/ and figures/ the report reads (default: found from the current
+    /// directory).
     #[arg(long)]
     root: Option<PathBuf>,
 }

@@ -28,6 +28,16 @@ fn list_shows_every_chapter_3_figure() {
     for id in ["castillo-fig-3.4", "castillo-fig-3.7", "castillo-fig-3.10"] {
         assert!(stdout.contains(id), "{stdout}");
     }
+    // Documents are named by author and year, not by their seed number.
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("castillo-fig-3.4 "))
+        .unwrap();
+    assert!(row.contains("Castillo 2008"), "{row}");
+    assert!(
+        stdout.contains("Kumar 2010") && !row.contains(" 000 "),
+        "{stdout}"
+    );
 }
 
 #[test]

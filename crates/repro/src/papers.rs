@@ -15,6 +15,8 @@ pub struct Paper {
     /// that several documents share resolve to the lowest seed.
     pub seed: &'static str,
     pub citation: &'static str,
+    /// How a listing names it: authors and year, `Castillo 2008`.
+    pub short: &'static str,
     /// The implementation spec that resolves its ambiguities (a file in `shared/spec/`).
     pub spec: &'static str,
 }

@@ -12,6 +12,7 @@ pub static TOY: Paper = Paper {
     key: "toy",
     seed: "900",
     citation: "A toy document for the harness's own tests",
+    short: "Toy",
     spec: "toy.md",
 };
 

@@ -33,6 +33,7 @@ pub static PAPER: Paper = Paper {
     key: "alzoubi",
     seed: "003",
     citation: "K. Al-Zoubi, \"Hierarchical Scheduling in Grid Systems\", M.C.S. thesis, Ottawa-Carleton Institute for Computer Science, Carleton University, 2006",
+    short: "Al-Zoubi 2006",
     spec: "alzoubi-hierarchical.md",
 };
 

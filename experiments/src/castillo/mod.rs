@@ -13,6 +13,7 @@ pub static PAPER: Paper = Paper {
     key: "castillo",
     seed: "000",
     citation: "C. Castillo, \"On the Design of Efficient Resource Allocation Mechanisms for Grids\", PhD thesis, NC State University, 2008",
+    short: "Castillo 2008",
     spec: "castillo-reservations.md",
 };
 

@@ -21,6 +21,7 @@ pub static PAPER: Paper = Paper {
     key: "klusacek",
     seed: "002",
     citation: "D. Klusáček, H. Rudová, \"Efficient Grid Scheduling through the Incremental Schedule-based Approach\", Masaryk University",
+    short: "Klusáček & Rudová",
     spec: "klusacek-eg-edf.md",
 };
 

@@ -16,6 +16,7 @@ pub static PAPER: Paper = Paper {
     key: "kumar",
     seed: "004",
     citation: "A. Kumar, \"Segmented Average-Sufferage Heuristic for Independent Task Scheduling in Grid\", M.Tech. dissertation, IIT Roorkee, 2010",
+    short: "Kumar 2010",
     spec: "kumar-sufferage.md",
 };
 

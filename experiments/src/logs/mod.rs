@@ -21,6 +21,7 @@ pub static PAPER: Paper = Paper {
     key: "logs",
     seed: "-",
     citation: "Real-world checks on Parallel Workloads Archive logs (queue-based batch scheduling)",
+    short: "PWA logs",
     spec: "klusacek-eg-edf.md",
 };
 

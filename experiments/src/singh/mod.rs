@@ -23,6 +23,7 @@ pub static PAPER: Paper = Paper {
     key: "singh",
     seed: "001",
     citation: "G. Singh, \"An end-to-end framework for provisioning based resource and application management in Grids\", PhD thesis, University of Southern California, 2008",
+    short: "Singh 2008",
     spec: "singh-provisioning.md",
 };
 
