@@ -144,7 +144,7 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
                 forest.add_visits(1);
                 return None;
             }
-            let Some(i) = self.small.iter().position(|k| pred(k)) else {
+            let Some(i) = self.small.iter().position(pred) else {
                 forest.add_visits(self.small.len() as u64);
                 return None;
             };
