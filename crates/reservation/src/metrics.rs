@@ -49,8 +49,10 @@ impl SizeBins {
         if self.weights.len() == 1 {
             return 0;
         }
-        let i = ((size - self.low) / self.width).floor();
-        (i.max(0.0) as usize).min(self.weights.len() - 1)
+        // `as` truncates toward zero and saturates (NaN -> 0): after `max(0.0)` that is
+        // `floor` without the libm call (no SSE4.1 `roundsd` in the baseline target).
+        let i = ((size - self.low) / self.width).max(0.0);
+        (i as usize).min(self.weights.len() - 1)
     }
 
     /// Bin weights.

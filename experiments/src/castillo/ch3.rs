@@ -63,7 +63,7 @@ const PARAMETERS: &[(&str, &str)] = &[
     ),
     (
         "index",
-        "linear (default) | tree: the idle-period index (decisions are identical)",
+        "tree (default) | linear: the idle-period index (decisions are identical)",
     ),
     ("audit", "check every schedule's invariants (default false)"),
 ];

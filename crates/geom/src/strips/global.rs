@@ -242,15 +242,15 @@ impl IdlePeriodIndex for GlobalStartIndex {
         self.flush();
         self.last_hit = None;
         // Expire (found through the earliest-end summaries), as `LinearIndex` does first.
-        while let Some(id) = self.set.first_in(
-            &self.forest,
-            NO_START,
-            NO_START,
-            &|s: &StartSum| s.min_end <= now,
-            &|k: &ByStart| k.0.end <= now,
-        ) {
-            let dead = id;
-            self.set.remove(&mut self.forest, &dead);
+        while self
+            .set
+            .remove_first(
+                &mut self.forest,
+                &|s: &StartSum| s.min_end <= now,
+                &|k: &ByStart| k.0.end <= now,
+            )
+            .is_some()
+        {
             self.len -= 1;
         }
         let geo = self.geometry();
@@ -597,11 +597,11 @@ impl IdlePeriodIndex for GlobalEndIndex {
         self.last_hit = None;
         // Expire: the ended periods are a prefix of the finite ones' end order.
         if now >= self.next_expiry {
-            while let Some(k) = self.finite.first(&self.forest) {
-                if k.0.end > now {
-                    break;
-                }
-                self.finite.remove(&mut self.forest, &k);
+            while self
+                .finite
+                .pop_first_if(&mut self.forest, |k| k.0.end <= now)
+                .is_some()
+            {
                 self.len -= 1;
             }
             self.next_expiry = self

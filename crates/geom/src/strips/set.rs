@@ -119,6 +119,72 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
         Some(out)
     }
 
+    /// Removes and returns the first key satisfying `pred` (`sub` as in
+    /// [`StripSet::first_in`] without bounds). Same result, set and visits as `first_in`
+    /// followed by `remove` of the key found, with one search instead of two.
+    pub(crate) fn remove_first<B, P>(
+        &mut self,
+        forest: &mut Forest<K, S>,
+        sub: &B,
+        pred: &P,
+    ) -> Option<K>
+    where
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+    {
+        let out = if self.root != NIL {
+            let out = forest.remove_first(&mut self.root, sub, pred)?;
+            if self.len as usize - 1 <= SMALL_BACK {
+                self.small = forest.drain(&mut self.root);
+                self.resum();
+            }
+            out
+        } else {
+            if !self.small_sum.as_ref().is_some_and(sub) {
+                forest.add_visits(1);
+                return None;
+            }
+            let Some(i) = self.small.iter().position(pred) else {
+                forest.add_visits(self.small.len() as u64);
+                return None;
+            };
+            // The scan's visits, then the binary search's of `remove`.
+            forest.add_visits(i as u64 + 1);
+            forest.add_visits(1 + u64::from(self.len.max(1).ilog2()));
+            let out = self.small.remove(i);
+            self.resum();
+            out
+        };
+        self.len -= 1;
+        Some(out)
+    }
+
+    /// Removes and returns the smallest key if `take` holds for it. Same result, set and
+    /// visits as `first` followed (if `take` holds) by `remove` of that key.
+    pub(crate) fn pop_first_if<T>(&mut self, forest: &mut Forest<K, S>, take: T) -> Option<K>
+    where
+        T: Fn(&K) -> bool,
+    {
+        let out = if self.root != NIL {
+            let out = forest.pop_first_if(&mut self.root, take)?;
+            if self.len as usize - 1 <= SMALL_BACK {
+                self.small = forest.drain(&mut self.root);
+                self.resum();
+            }
+            out
+        } else {
+            if !take(self.small.first()?) {
+                return None;
+            }
+            forest.add_visits(1 + u64::from(self.len.max(1).ilog2()));
+            let out = self.small.remove(0);
+            self.resum();
+            out
+        };
+        self.len -= 1;
+        Some(out)
+    }
+
     /// Replaces the key equal to `old` by `new` in place if `new` has the same rank (see
     /// [`Forest::replace`]); returns whether it did.
     pub(crate) fn replace(&mut self, forest: &mut Forest<K, S>, old: &K, new: K) -> bool {

@@ -353,7 +353,20 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
             n += 1;
             id = if go_right { node.right } else { node.left };
         }
-        let x = id;
+        Some(self.unlink(root, &mut path, n, right, id))
+    }
+
+    /// Removes node `x`, reached from the root through `path[..n]` (bit `i` of `right`: the
+    /// side taken below `path[i]`), and returns its key. The second half of
+    /// [`Forest::remove`], shared with [`Forest::remove_first`].
+    fn unlink(
+        &mut self,
+        root: &mut NodeId,
+        path: &mut [NodeId; MAX_DEPTH],
+        mut n: usize,
+        mut right: u64,
+        x: NodeId,
+    ) -> K {
         let (l, r) = (self.node(x).left, self.node(x).right);
         let out = self.node(x).key.clone();
         self.free.push(x);
@@ -383,7 +396,101 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
             path[xi] = m;
             self.fix_path(root, &path[..n], right, child, xi);
         }
-        Some(out)
+        out
+    }
+
+    /// Removes and returns the first key (in key order) satisfying `pred`, `sub` pruning the
+    /// subtrees as in [`Forest::first_in`] without bounds. The same result, tree and
+    /// [`Forest::visits`] as `first_in(root, None, None, sub, pred)` followed by
+    /// `remove(root, key)` (the search path of a key is the unique root path of its node, so
+    /// the removal's descent is replayed from the path the search found), in one descent.
+    pub fn remove_first<B, P>(&mut self, root: &mut NodeId, sub: &B, pred: &P) -> Option<K>
+    where
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+    {
+        let mut path = [NIL; MAX_DEPTH];
+        let mut right = 0u64;
+        let mut n = 0;
+        let x = self.first_full_path(*root, sub, pred, &mut path, &mut right, &mut n)?;
+        // Sides recorded below the path by abandoned branches are stale.
+        right &= (1u64 << n) - 1;
+        // What `remove`'s descent to `x` would have counted.
+        self.add_visits(n as u64 + 1);
+        Some(self.unlink(root, &mut path, n, right, x))
+    }
+
+    /// Removes and returns the smallest key if `take` holds for it. The same result, tree and
+    /// [`Forest::visits`] as [`Forest::first`] followed (if `take` holds) by
+    /// [`Forest::remove`] of that key, in one walk down the left spine.
+    pub fn pop_first_if<T>(&mut self, root: &mut NodeId, take: T) -> Option<K>
+    where
+        T: Fn(&K) -> bool,
+    {
+        let mut path = [NIL; MAX_DEPTH];
+        let mut n = 0;
+        let mut id = *root;
+        if id == NIL {
+            return None;
+        }
+        loop {
+            let left = self.node(id).left;
+            if left == NIL {
+                break;
+            }
+            self.touch();
+            path[n] = id;
+            n += 1;
+            id = left;
+        }
+        if !take(&self.node(id).key) {
+            return None;
+        }
+        self.add_visits(n as u64 + 1);
+        Some(self.unlink(root, &mut path, n, 0, id))
+    }
+
+    /// [`Forest::first_full`] that also records the root path of the node it finds (the
+    /// nodes above it in `path[..n]`, the sides taken in `right`).
+    fn first_full_path<B, P>(
+        &self,
+        id: NodeId,
+        sub: &B,
+        pred: &P,
+        path: &mut [NodeId; MAX_DEPTH],
+        right: &mut u64,
+        n: &mut usize,
+    ) -> Option<NodeId>
+    where
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+    {
+        if id == NIL {
+            return None;
+        }
+        self.touch();
+        let node = self.node(id);
+        if !sub(&node.sum) {
+            return None;
+        }
+        let depth = *n;
+        path[depth] = id;
+        *n = depth + 1;
+        *right &= !(1u64 << depth);
+        if let Some(hit) = self.first_full_path(node.left, sub, pred, path, right, n) {
+            return Some(hit);
+        }
+        if pred(&node.key) {
+            *n = depth;
+            return Some(id);
+        }
+        *n = depth + 1;
+        *right |= 1u64 << depth;
+        let hit = self.first_full_path(node.right, sub, pred, path, right, n);
+        if hit.is_none() {
+            *n = depth;
+        }
+        hit
     }
 
     /// Replaces the key equal to `old` by `new` in place if `new` has the same rank, i.e. it
@@ -1114,6 +1221,64 @@ mod tests {
         // Exercises the early stop of updates.
         fn unchanged(a: &Self, b: &Self) -> bool {
             a == b
+        }
+    }
+
+    /// A forest's trees and visit count, for comparing two ways of doing the same thing.
+    fn snapshot(f: &Forest<Entry, Stats>, root: NodeId) -> (Vec<(i32, i64, u8)>, u64) {
+        let mut shape = Vec::new();
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            if id != NIL {
+                let k = f.key(id);
+                shape.push((k.0, k.1, f.height(id)));
+                stack.push(f.left(id));
+                stack.push(f.right(id));
+            }
+        }
+        (shape, f.visits())
+    }
+
+    proptest! {
+        /// `remove_first` and `pop_first_if` leave the same tree (shape included) and count the
+        /// same visits as the search followed by `remove` they replace.
+        #[test]
+        fn fused_removals_match_search_then_remove(
+            keys in prop::collection::vec((0..300i32, -1000..1000i64), 1..200),
+            limits in prop::collection::vec(-1000..1000i64, 1..20),
+        ) {
+            let (mut a, mut b) = (Forest::<Entry, Stats>::new(), Forest::<Entry, Stats>::new());
+            let (mut ra, mut rb) = (NIL, NIL);
+            for &(k, v) in &keys {
+                a.insert(&mut ra, Entry(k, v));
+                b.insert(&mut rb, Entry(k, v));
+            }
+            for &m in &limits {
+                let sub = |s: &Stats| s.max_val >= m;
+                let pred = |e: &Entry| e.1 >= m;
+                let want = a.first_in(ra, None::<&NoBound<Entry>>, None::<&NoBound<Entry>>, &sub, &pred)
+                    .map(|id| *a.key(id));
+                if let Some(k) = want {
+                    a.remove(&mut ra, &k);
+                }
+                let got = b.remove_first(&mut rb, &sub, &pred);
+                prop_assert_eq!(want.map(|e| (e.0, e.1)), got.map(|e| (e.0, e.1)));
+                prop_assert_eq!(snapshot(&a, ra), snapshot(&b, rb), "remove_first");
+                // (`check` counts visits too.)
+                a.check(ra).unwrap();
+                b.check(rb).unwrap();
+                let take = |e: &Entry| e.1 < m;
+                let want = a.first(ra).copied().filter(take);
+                if let Some(k) = want {
+                    a.remove(&mut ra, &k);
+                }
+                let got = b.pop_first_if(&mut rb, take);
+                prop_assert_eq!(want.map(|e| (e.0, e.1)), got.map(|e| (e.0, e.1)));
+                prop_assert_eq!(snapshot(&a, ra), snapshot(&b, rb), "pop_first_if");
+                // (`check` counts visits too.)
+                a.check(ra).unwrap();
+                b.check(rb).unwrap();
+            }
         }
     }
 
