@@ -41,10 +41,29 @@ pub fn push_f64(out: &mut Vec<u8>, v: f64) {
         return;
     }
     let mut buf = ryu::Buffer::new();
-    // `ryu` writes `d.ddd`, `ddd.d`, `0.000ddd`, `de±x` or `d.ddde±x` (no sign: `v.abs()`);
-    // collect the significant digits and the decimal exponent `point` of
-    // `value = 0.d₁d₂…dₙ × 10^point`.
+    // `ryu` writes `d.ddd`, `ddd.d`, `ddd.0`, `0.000ddd` (what `Display` writes, but for the
+    // `.0` of integers) or, outside [1e-5, 1e16), `de±x` / `d.ddde±x` (no sign: `v.abs()`).
     let text = buf.format_finite(v.abs()).as_bytes();
+    if let Some(dot) = text.iter().position(|&c| c == b'.')
+        && !text.contains(&b'e')
+    {
+        let (int, frac) = (&text[..dot], &text[dot + 1..]);
+        if frac == b"0" {
+            // An integer below 1e16; ties are only possible at or above 2^53.
+            if v.abs() >= 9_007_199_254_740_992.0 && int.ends_with(b"0") {
+                std_display(out, v.abs());
+            } else {
+                out.extend_from_slice(int);
+            }
+        } else if may_be_tie(v, -(frac.len() as i32)) {
+            std_display(out, v.abs());
+        } else {
+            out.extend_from_slice(text);
+        }
+        return;
+    }
+    // Scientific notation: collect the significant digits and the decimal exponent `point`
+    // of `value = 0.d₁d₂…dₙ × 10^point`.
     let (mantissa, exp) = match text.iter().position(|&c| c == b'e') {
         Some(e) => (&text[..e], parse_exp(&text[e + 1..])),
         None => (text, 0),
@@ -104,7 +123,9 @@ pub fn push_f64(out: &mut Vec<u8>, v: f64) {
 /// Whether `v`'s exact value could lie exactly halfway between two candidates whose last digit
 /// has weight `10^last` (then `ryu` and `std` may choose differently). `|v| = m · 2^k` with `m`
 /// odd: a fraction (`k < 0`) has exactly `-k` decimals, the last a 5, so it is a tie exactly
-/// when those end one place below `10^last`; an integer can only be one when `last ≥ 1`.
+/// when those end one place below `10^last`; an integer can only be one when `last ≥ 1` and
+/// it is at least 2^53 (below, neighbouring doubles are at most 1 apart and the integer's own
+/// digits are the shortest form).
 fn may_be_tie(v: f64, last: i32) -> bool {
     let bits = v.to_bits();
     let biased = ((bits >> 52) & 0x7ff) as i32;
@@ -115,7 +136,12 @@ fn may_be_tie(v: f64, last: i32) -> bool {
         (fraction | (1u64 << 52), biased - 1075)
     };
     let k = k + m.trailing_zeros() as i32;
-    if k >= 0 { last >= 1 } else { -k == 1 - last }
+    if k >= 0 {
+        // An integer below 2^53 is its own shortest form.
+        last >= 1 && v.abs() >= 9_007_199_254_740_992.0
+    } else {
+        -k == 1 - last
+    }
 }
 
 fn std_display(out: &mut Vec<u8>, v: f64) {
@@ -276,6 +302,12 @@ mod tests {
             -543736.82861328125,
             2f64.powi(60),
             2f64.powi(-20),
+            10.0,
+            1230.0,
+            9.1e15,
+            9007199254740994.0,
+            9999999999999998.0,
+            4503599627370497.5,
             f64::NAN,
             -f64::NAN,
             f64::INFINITY,
