@@ -221,10 +221,19 @@ pub fn push_f64_fixed(out: &mut Vec<u8>, v: f64, decimals: usize) {
     if v.is_sign_negative() {
         out.push(b'-');
     }
-    let int_part = scaled / scale;
-    let frac = scaled % scale;
     let mut buf = itoa::Buffer::new();
-    out.extend_from_slice(buf.format(int_part).as_bytes());
+    // 64-bit arithmetic where it suffices (128-bit division is a library call).
+    let frac = match u64::try_from(scaled) {
+        Ok(s) => {
+            let scale = scale as u64;
+            out.extend_from_slice(buf.format(s / scale).as_bytes());
+            s % scale
+        }
+        Err(_) => {
+            out.extend_from_slice(buf.format(scaled / scale).as_bytes());
+            (scaled % scale) as u64
+        }
+    };
     if decimals > 0 {
         out.push(b'.');
         let f = buf.format(frac).as_bytes();
