@@ -60,13 +60,6 @@ impl ProcessorRuns {
     }
 
     fn assign(outcomes: &[Outcome], platform: &Platform) -> Result<Self, String> {
-        let mut events: Vec<(i64, bool, u32)> = Vec::with_capacity(2 * outcomes.len());
-        for (k, o) in outcomes.iter().enumerate() {
-            events.push((o.start, true, k as u32));
-            events.push((o.end, false, k as u32));
-        }
-        // `false < true`: ends first at equal times.
-        events.sort_unstable();
         let mut free: Vec<Vec<u64>> = platform
             .machines()
             .iter()
@@ -84,23 +77,31 @@ impl ProcessorRuns {
             runs: Vec::with_capacity(outcomes.len()),
             span: vec![(0, 0); outcomes.len()],
         };
-        for (t, is_start, k) in events {
+        let mut step = |t: i64, is_start: bool, k: u32| -> Result<(), String> {
             let o = &outcomes[k as usize];
             let m = o.machine as usize;
             let bits = &mut free[m];
             let base = platform.first_cpu(m);
             if is_start {
+                // The lowest free processors, a run of free bits at a time.
                 let at = out.runs.len();
                 let mut need = o.job.procs;
                 for (w, word) in bits.iter_mut().enumerate() {
                     while need > 0 && *word != 0 {
                         let b = word.trailing_zeros();
-                        *word &= !(1u64 << b);
-                        need -= 1;
-                        let cpu = w as u32 * 64 + b + base;
+                        let take = (*word >> b).trailing_ones().min(need);
+                        let mask = if take == 64 {
+                            u64::MAX
+                        } else {
+                            ((1u64 << take) - 1) << b
+                        };
+                        *word &= !mask;
+                        need -= take;
+                        let first = w as u32 * 64 + b + base;
+                        let last = first + take - 1;
                         match out.runs[at..].last_mut() {
-                            Some(r) if r.1 + 1 == cpu => r.1 = cpu,
-                            _ => out.runs.push((cpu, cpu)),
+                            Some(r) if r.1 + 1 == first => r.1 = last,
+                            _ => out.runs.push((first, last)),
                         }
                     }
                     if need == 0 {
@@ -117,10 +118,44 @@ impl ProcessorRuns {
             } else {
                 let (at, len) = out.span[k as usize];
                 for &(a, b) in &out.runs[at as usize..(at + len) as usize] {
-                    for cpu in (a - base)..=(b - base) {
-                        bits[(cpu / 64) as usize] |= 1u64 << (cpu % 64);
+                    let (lo, hi) = (a - base, b - base);
+                    for w in lo / 64..=hi / 64 {
+                        let from = if w == lo / 64 { lo % 64 } else { 0 };
+                        let to = if w == hi / 64 { hi % 64 } else { 63 };
+                        bits[w as usize] |= (u64::MAX >> (63 - (to - from))) << from;
                     }
                 }
+            }
+            Ok(())
+        };
+        // Events in time order, ends before starts at the same instant, then by job. Packed
+        // into one `u64` (time offset, start flag, job) when the times span less than 2^32
+        // and there are fewer than 2^31 jobs, as on every log: the same order, sorted about
+        // twice as fast as tuples.
+        let t0 = outcomes.iter().map(|o| o.start).min().unwrap_or(0);
+        let t1 = outcomes.iter().map(|o| o.end).max().unwrap_or(0);
+        if t1.checked_sub(t0).is_some_and(|span| span < 1 << 32) && outcomes.len() < 1 << 31 {
+            let mut events: Vec<u64> = Vec::with_capacity(2 * outcomes.len());
+            for (k, o) in outcomes.iter().enumerate() {
+                let k = k as u64;
+                events.push(((o.start - t0) as u64) << 32 | 1 << 31 | k);
+                events.push(((o.end - t0) as u64) << 32 | k);
+            }
+            events.sort_unstable();
+            for e in events {
+                let k = (e & ((1 << 31) - 1)) as u32;
+                step((e >> 32) as i64 + t0, e & (1 << 31) != 0, k)?;
+            }
+        } else {
+            let mut events: Vec<(i64, bool, u32)> = Vec::with_capacity(2 * outcomes.len());
+            for (k, o) in outcomes.iter().enumerate() {
+                events.push((o.start, true, k as u32));
+                events.push((o.end, false, k as u32));
+            }
+            // `false < true`: ends first at equal times.
+            events.sort_unstable();
+            for (t, is_start, k) in events {
+                step(t, is_start, k)?;
             }
         }
         Ok(out)
@@ -206,11 +241,70 @@ mod tests {
     use crate::{Config, Estimates, Job, Policy, Simulator};
     use proptest::prelude::*;
 
+    /// The processor assignment as it was first written: one processor at a time, events as
+    /// sorted tuples.
+    fn reference_assign(outcomes: &[Outcome], platform: &Platform) -> Vec<Vec<(u32, u32)>> {
+        let mut events: Vec<(i64, bool, u32)> = Vec::with_capacity(2 * outcomes.len());
+        for (k, o) in outcomes.iter().enumerate() {
+            events.push((o.start, true, k as u32));
+            events.push((o.end, false, k as u32));
+        }
+        events.sort_unstable();
+        let mut free: Vec<Vec<u64>> = platform
+            .machines()
+            .iter()
+            .map(|m| {
+                let words = m.cpus.div_ceil(64) as usize;
+                let mut v = vec![u64::MAX; words];
+                let tail = m.cpus % 64;
+                if tail != 0 {
+                    v[words - 1] = (1u64 << tail) - 1;
+                }
+                v
+            })
+            .collect();
+        let mut alloc: Vec<Vec<(u32, u32)>> = vec![Vec::new(); outcomes.len()];
+        for (_, is_start, k) in events {
+            let o = &outcomes[k as usize];
+            let m = o.machine as usize;
+            let bits = &mut free[m];
+            let base = platform.first_cpu(m);
+            if is_start {
+                let mut need = o.job.procs;
+                let mut runs: Vec<(u32, u32)> = Vec::new();
+                for (w, word) in bits.iter_mut().enumerate() {
+                    while need > 0 && *word != 0 {
+                        let b = word.trailing_zeros();
+                        *word &= !(1u64 << b);
+                        need -= 1;
+                        let cpu = w as u32 * 64 + b;
+                        match runs.last_mut() {
+                            Some(r) if r.1 + 1 == cpu => r.1 = cpu,
+                            _ => runs.push((cpu, cpu)),
+                        }
+                    }
+                }
+                assert_eq!(need, 0);
+                alloc[k as usize] = runs
+                    .into_iter()
+                    .map(|(a, b)| (a + base, b + base))
+                    .collect();
+            } else {
+                for &(a, b) in &alloc[k as usize] {
+                    for cpu in (a - base)..=(b - base) {
+                        bits[(cpu / 64) as usize] |= 1u64 << (cpu % 64);
+                    }
+                }
+            }
+        }
+        alloc
+    }
+
     /// The writer as it was before it formatted fields itself (`format!` per row, a `String`
     /// per job's processor list): the byte-for-byte reference.
     fn reference_csv(outcomes: &[Outcome], platform: &Platform, workload: &str) -> Vec<u8> {
         use std::fmt::Write as _;
-        let alloc = assign_processors(outcomes, platform).unwrap();
+        let alloc = reference_assign(outcomes, platform);
         let mut out = Vec::new();
         writeln!(out, "{}", BATSIM_COLUMNS.join(",")).unwrap();
         for (o, runs) in outcomes.iter().zip(&alloc) {
@@ -257,11 +351,12 @@ mod tests {
         /// the fast writer's bytes equal the reference's.
         #[test]
         fn fast_writer_equals_format_writer(
-            cpus in prop::collection::vec(1u32..150, 1..4),
+            cpus in prop::collection::vec(1u32..300, 1..4),
             jobs in prop::collection::vec(
-                (0i64..5_000, 1u32..150, 1i64..4_000, 1i64..6_000, any::<u64>()),
+                (0i64..5_000, 1u32..300, 1i64..4_000, 1i64..6_000, any::<u64>()),
                 1..120,
             ),
+            far in prop::bool::weighted(0.2),
             policy in prop::sample::select(vec![Policy::Fcfs, Policy::Easy, Policy::Conservative]),
         ) {
             let max = *cpus.iter().max().unwrap();
@@ -274,7 +369,8 @@ mod tests {
                 .into_iter()
                 .map(|(submit, procs, run, requested, id)| Job {
                     id,
-                    submit,
+                    // Sometimes a log spanning more than 2^32 s (the tuple-sorted path).
+                    submit: if far { submit << 21 } else { submit },
                     procs: procs.min(max),
                     run,
                     requested: Some(requested),
