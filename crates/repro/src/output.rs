@@ -102,8 +102,11 @@ pub fn write_all_atomic_with(outputs: Vec<(&Path, Content<'_>)>) -> Result<(), H
 /// commit).
 pub enum Content<'a> {
     Bytes(&'a [u8]),
-    Writer(Box<dyn FnOnce(&mut dyn Write) -> std::io::Result<()> + 'a>),
+    Writer(WriteFn<'a>),
 }
+
+/// A function that writes an output's content (see [`Content::Writer`]).
+pub type WriteFn<'a> = Box<dyn FnOnce(&mut dyn Write) -> std::io::Result<()> + 'a>;
 
 impl std::fmt::Debug for Content<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
