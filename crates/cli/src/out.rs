@@ -7,6 +7,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+pub use gridsched_repro::output::Content;
 
 /// Writes a per-row output file (`-`: standard output).
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -16,10 +17,22 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Writes a command's outputs all or nothing: if one cannot be written (a missing directory
 /// that cannot be created, a read-only one), none is.
 pub fn write_all(outputs: &[(&Path, &[u8])]) -> Result<()> {
-    gridsched_repro::output::write_all_atomic(outputs).map_err(|e| {
+    write_all_with(
+        outputs
+            .iter()
+            .map(|&(path, bytes)| (path, Content::Bytes(bytes)))
+            .collect(),
+    )
+}
+
+/// [`write_all`] with contents that may be writer functions: a large output streams into its
+/// temporary file instead of being assembled in memory first.
+pub fn write_all_with(outputs: Vec<(&Path, Content<'_>)>) -> Result<()> {
+    let paths: Vec<&Path> = outputs.iter().map(|(p, _)| *p).collect();
+    gridsched_repro::output::write_all_atomic_with(outputs).map_err(|e| {
         // Name the file once: the writer's error usually starts with it, but not when the
         // failure was in its directory (a temporary file that could not be created).
-        let shown: Vec<String> = outputs.iter().map(|(p, _)| display(p)).collect();
+        let shown: Vec<String> = paths.iter().map(|p| display(p)).collect();
         let message = e.to_string();
         if shown.iter().any(|s| message.contains(s.as_str())) {
             anyhow::Error::new(e).context("output not written")

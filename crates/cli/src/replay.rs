@@ -162,10 +162,6 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         .map(|f| f.trim_end_matches(".gz").trim_end_matches(".swf"))
         .unwrap_or("trace")
         .replace(',', "_");
-    let mut csv = Vec::with_capacity(n * 128);
-    write_batsim_csv(&mut csv, &outcomes, &platform, &workload)
-        .context("formatting the jobs CSV")?;
-    // Both outputs are complete in memory before either file is touched.
     let json = match &args.summary_json {
         Some(_) => {
             let v = serde_json::json!({
@@ -186,12 +182,16 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         }
         None => None,
     };
-    // The jobs and the summary, both or neither.
-    let mut outputs = vec![(args.out.as_path(), csv.as_slice())];
+    // The jobs and the summary, both or neither. The jobs CSV (25 MB on HPC2N) streams into
+    // its temporary file (or, for standard output and devices, into memory until every output
+    // is ready); nothing is visible under the target names before both are complete.
+    let jobs_csv =
+        |w: &mut dyn std::io::Write| write_batsim_csv(w, &outcomes, &platform, &workload);
+    let mut outputs = vec![(args.out.as_path(), out::Content::Writer(Box::new(jobs_csv)))];
     if let (Some(p), Some(s)) = (&args.summary_json, &json) {
-        outputs.push((p.as_path(), s.as_bytes()));
+        outputs.push((p.as_path(), out::Content::Bytes(s.as_bytes())));
     }
-    out::write_all(&outputs)?;
+    out::write_all_with(outputs)?;
     let mut report = format!(
         "{}: {} on {procs} processors, {} estimates\n",
         path.display(),

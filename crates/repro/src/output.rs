@@ -1,5 +1,6 @@
 //! Result files: per-run CSV, summary CSV, provenance sidecar — written atomically.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -77,11 +78,43 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
 /// (and every check on standard output, devices and directories) succeeded are they renamed
 /// into place and the other outputs written. A failure before that leaves no output written.
 pub fn write_all_atomic(outputs: &[(&Path, &[u8])]) -> Result<(), HarnessError> {
+    write_all_atomic_with(
+        outputs
+            .iter()
+            .map(|&(path, bytes)| (path, Content::Bytes(bytes)))
+            .collect(),
+    )
+}
+
+/// [`write_all_atomic`] for outputs given as [`Content`]: one whose content is a writer
+/// function streams into its temporary file instead of being assembled in memory first.
+pub fn write_all_atomic_with(outputs: Vec<(&Path, Content<'_>)>) -> Result<(), HarnessError> {
     let staged = outputs
-        .iter()
-        .map(|(path, bytes)| stage(path, bytes))
+        .into_iter()
+        .map(|(path, content)| stage_content(path, content))
         .collect::<Result<Vec<_>, _>>()?;
     staged.into_iter().try_for_each(Staged::commit)
+}
+
+/// What an output holds: bytes already in memory, or a function that writes them (called
+/// once, with the temporary file of a regular file's target — through a 256 KiB buffer — or
+/// with a buffer in memory for standard output and devices, which are only written at
+/// commit).
+pub enum Content<'a> {
+    Bytes(&'a [u8]),
+    Writer(WriteFn<'a>),
+}
+
+/// A function that writes an output's content (see [`Content::Writer`]).
+pub type WriteFn<'a> = Box<dyn FnOnce(&mut dyn Write) -> std::io::Result<()> + 'a>;
+
+impl std::fmt::Debug for Content<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Content::Bytes(b) => write!(f, "Content::Bytes({} bytes)", b.len()),
+            Content::Writer(_) => f.write_str("Content::Writer(..)"),
+        }
+    }
 }
 
 /// An output ready to be committed (see [`write_atomic`] for the kinds of target).
@@ -93,9 +126,9 @@ pub struct Staged<'a> {
 
 #[derive(Debug)]
 enum StagedKind<'a> {
-    Stdout(&'a [u8]),
+    Stdout(Cow<'a, [u8]>),
     /// A device, FIFO or socket, written in place at commit.
-    Direct(PathBuf, &'a [u8]),
+    Direct(PathBuf, Cow<'a, [u8]>),
     /// A regular file's content, already written and synced to a temporary file.
     Temp(tempfile::NamedTempFile, PathBuf),
 }
@@ -103,10 +136,25 @@ enum StagedKind<'a> {
 /// Checks the target of `path` and, for a regular file, writes `bytes` to a temporary file
 /// beside it; [`Staged::commit`] puts it in place.
 pub fn stage<'a>(path: &'a Path, bytes: &'a [u8]) -> Result<Staged<'a>, HarnessError> {
+    stage_content(path, Content::Bytes(bytes))
+}
+
+/// [`stage`] for any [`Content`].
+pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<'a>, HarnessError> {
+    let in_memory = |content: Content<'a>| -> Result<Cow<'a, [u8]>, HarnessError> {
+        match content {
+            Content::Bytes(b) => Ok(Cow::Borrowed(b)),
+            Content::Writer(fill) => {
+                let mut v = Vec::new();
+                fill(&mut v).map_err(|e| HarnessError::io(path, e))?;
+                Ok(Cow::Owned(v))
+            }
+        }
+    };
     if is_stdout(path) {
         return Ok(Staged {
             path,
-            kind: StagedKind::Stdout(bytes),
+            kind: StagedKind::Stdout(in_memory(content)?),
         });
     }
     let target = resolve_links(path).map_err(|e| HarnessError::io(path, e))?;
@@ -126,7 +174,7 @@ pub fn stage<'a>(path: &'a Path, bytes: &'a [u8]) -> Result<Staged<'a>, HarnessE
             // A device, FIFO or socket: renaming over it would replace the node itself.
             return Ok(Staged {
                 path,
-                kind: StagedKind::Direct(target, bytes),
+                kind: StagedKind::Direct(target, in_memory(content)?),
             });
         }
     }
@@ -152,8 +200,14 @@ pub fn stage<'a>(path: &'a Path, bytes: &'a [u8]) -> Result<Staged<'a>, HarnessE
             .set_permissions(m.permissions())
             .map_err(|e| HarnessError::io(path, e))?;
     }
-    tmp.write_all(bytes)
-        .map_err(|e| HarnessError::io(path, e))?;
+    match content {
+        Content::Bytes(bytes) => tmp.write_all(bytes),
+        Content::Writer(fill) => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 18, tmp.as_file_mut());
+            fill(&mut w).and_then(|()| w.flush())
+        }
+    }
+    .map_err(|e| HarnessError::io(path, e))?;
     tmp.as_file()
         .sync_all()
         .map_err(|e| HarnessError::io(path, e))?;
@@ -171,7 +225,7 @@ impl Staged<'_> {
         match self.kind {
             StagedKind::Stdout(bytes) => {
                 let mut out = std::io::stdout().lock();
-                out.write_all(bytes)
+                out.write_all(&bytes)
                     .and_then(|()| out.flush())
                     .map_err(|e| HarnessError::io(Path::new("standard output"), e))
             }
@@ -180,7 +234,7 @@ impl Staged<'_> {
                     .write(true)
                     .open(&target)
                     .map_err(|e| HarnessError::io(path, e))?;
-                f.write_all(bytes).map_err(|e| HarnessError::io(path, e))
+                f.write_all(&bytes).map_err(|e| HarnessError::io(path, e))
             }
             StagedKind::Temp(tmp, target) => {
                 tmp.persist(&target)
@@ -563,6 +617,102 @@ mod tests {
                 .file_type()
                 .is_fifo()
         );
+    }
+
+    fn streamed(text: &'static str) -> Content<'static> {
+        Content::Writer(Box::new(move |w: &mut dyn Write| {
+            // Several small writes, as a row-by-row writer does.
+            for chunk in text.as_bytes().chunks(3) {
+                w.write_all(chunk)?;
+            }
+            Ok(())
+        }))
+    }
+
+    #[test]
+    fn streamed_content_goes_where_bytes_go() {
+        let dir = tempfile::tempdir().unwrap();
+        // A regular file, through a symbolic link that stays one.
+        let real = dir.path().join("real.csv");
+        std::fs::write(&real, "old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink("real.csv", &link).unwrap();
+        let other = dir.path().join("sub/other.json");
+        write_all_atomic_with(vec![
+            (&link, streamed("a,b\n1,2\n")),
+            (&other, Content::Bytes(b"{}")),
+        ])
+        .unwrap();
+        assert_eq!(std::fs::read(&real).unwrap(), b"a,b\n1,2\n");
+        assert_eq!(mode(&real), 0o640);
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&other).unwrap(), b"{}");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with(".gridsched-"))
+            .collect();
+        assert!(names.is_empty(), "temporary files left: {names:?}");
+        // A FIFO is written in place, at commit.
+        let fifo = dir.path().join("pipe");
+        if std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let reader = {
+                let fifo = fifo.clone();
+                std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+            };
+            write_all_atomic_with(vec![(&fifo, streamed("through the pipe"))]).unwrap();
+            assert_eq!(reader.join().unwrap(), b"through the pipe");
+            assert!(
+                std::fs::symlink_metadata(&fifo)
+                    .unwrap()
+                    .file_type()
+                    .is_fifo()
+            );
+        }
+        // A device survives.
+        let null = Path::new("/dev/null");
+        if std::fs::OpenOptions::new().write(true).open(null).is_ok() {
+            write_all_atomic_with(vec![(null, streamed("discarded"))]).unwrap();
+            assert!(
+                std::fs::symlink_metadata(null)
+                    .unwrap()
+                    .file_type()
+                    .is_char_device()
+            );
+        }
+    }
+
+    #[test]
+    fn a_failing_writer_leaves_nothing_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = dir.path().join("first.json");
+        let out = dir.path().join("out.csv");
+        std::fs::write(&out, "old").unwrap();
+        let failing = Content::Writer(Box::new(|w: &mut dyn Write| {
+            w.write_all(b"half a fi")?;
+            Err(std::io::Error::other("formatting failed"))
+        }));
+        let e = write_all_atomic_with(vec![(&first, Content::Bytes(b"{}")), (&out, failing)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("formatting failed"), "{e}");
+        assert!(!first.exists(), "no output is written when one fails");
+        assert_eq!(std::fs::read(&out).unwrap(), b"old");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["out.csv"], "no temporary file left behind");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! - [`actors`]: a message-driven engine on that list — actors with message and timer handlers,
 //!   integer-millisecond time, delivery times from a pluggable network delay model.
 //! - [`data`]: where the real input data (logs, matrices, workflows) is read from.
+//! - [`fmt`]: integer and float formatting for large CSV outputs, byte-identical to `Display`.
 //!
 //! Nothing here knows about any paper.
 
@@ -18,6 +19,7 @@ pub mod actors;
 pub mod data;
 pub mod dist;
 pub mod events;
+pub mod fmt;
 pub mod rng;
 pub mod stats;
 

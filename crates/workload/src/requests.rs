@@ -148,8 +148,39 @@ pub fn read_requests_from(
     name: &str,
     limits: &RequestLimits,
 ) -> Result<RequestFile, InputError> {
+    let mut file = RequestFile::default();
+    let stopped = read_rows(reader, name, limits, &mut file);
+    // Duplicate ids are looked for once the rows are in (no copy of every id into a set while
+    // reading); the first problem in file order is reported, as a row-by-row check would:
+    // a duplicate on a row before the one that stopped the reading wins.
+    let mut seen: HashSet<&str> = HashSet::with_capacity(file.ids.len());
+    for (id, &line) in file.ids.iter().zip(&file.lines) {
+        if !seen.insert(id.as_str()) {
+            return Err(InputError::invalid(
+                name,
+                line,
+                format!("duplicate id `{id}`"),
+            ));
+        }
+    }
+    match stopped {
+        Err(e) => Err(e),
+        Ok(()) => Ok(file),
+    }
+}
+
+/// Reads and validates rows into `file` until the end or the first invalid row (returned);
+/// ids are not checked for duplicates here.
+fn read_rows(
+    reader: impl Read,
+    name: &str,
+    limits: &RequestLimits,
+    file: &mut RequestFile,
+) -> Result<(), InputError> {
+    // Fields are trimmed here (`str::trim`, what `Trim::All` applies to a `StringRecord`)
+    // rather than by the reader, which would rebuild every record to trim it.
     let mut csv = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
+        .trim(csv::Trim::Headers)
         .comment(Some(b'#'))
         .flexible(true)
         .from_reader(reader);
@@ -188,8 +219,6 @@ pub fn read_requests_from(
             ),
         ));
     }
-    let mut file = RequestFile::default();
-    let mut seen = HashSet::new();
     let mut record = csv::StringRecord::new();
     let mut previous = None;
     loop {
@@ -207,13 +236,13 @@ pub fn read_requests_from(
                 format!("expected {} fields, found {}", header.len(), record.len()),
             ));
         }
-        let id = record[column[0]].to_string();
+        let id = record[column[0]].trim();
         if id.is_empty() {
             return Err(InputError::invalid(name, line, "empty id"));
         }
         let mut num = [0.0; 4];
         for (k, slot) in num.iter_mut().enumerate() {
-            let field = &record[column[k + 1]];
+            let field = record[column[k + 1]].trim();
             *slot = field.parse::<f64>().map_err(|_| {
                 InputError::invalid(
                     name,
@@ -225,19 +254,12 @@ pub fn read_requests_from(
         let [arrival, ready, length, deadline] = num;
         let request = validate(arrival, ready, length, deadline, previous, limits)
             .map_err(|m| InputError::invalid(name, line, format!("request `{id}`: {m}")))?;
-        if !seen.insert(id.clone()) {
-            return Err(InputError::invalid(
-                name,
-                line,
-                format!("duplicate id `{id}`"),
-            ));
-        }
         previous = Some(arrival);
-        file.ids.push(id);
+        file.ids.push(id.to_string());
         file.lines.push(line);
         file.requests.push(request);
     }
-    Ok(file)
+    Ok(())
 }
 
 fn csv_error(name: &str, line: u64, e: csv::Error) -> InputError {
@@ -283,6 +305,204 @@ pub fn write_requests(out: impl Write, requests: &[Request]) -> csv::Result<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The reader before duplicate ids were checked after reading and fields were trimmed by
+    /// hand: the reference for `read_requests_from`.
+    fn reference_read(
+        reader: impl Read,
+        name: &str,
+        limits: &RequestLimits,
+    ) -> Result<RequestFile, InputError> {
+        let mut csv = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .comment(Some(b'#'))
+            .flexible(true)
+            .from_reader(reader);
+        let header = csv.headers().map_err(|e| csv_error(name, 1, e))?.clone();
+        let mut column = [usize::MAX; 5];
+        for (i, h) in header.iter().enumerate() {
+            match COLUMNS.iter().position(|c| *c == h) {
+                Some(c) if column[c] == usize::MAX => column[c] = i,
+                Some(_) => {
+                    return Err(InputError::invalid(
+                        name,
+                        1,
+                        format!("duplicate column `{h}`"),
+                    ));
+                }
+                None => {
+                    return Err(InputError::invalid(
+                        name,
+                        1,
+                        format!(
+                            "unexpected column `{h}`; expected header {}",
+                            COLUMNS.join(",")
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(c) = column.iter().position(|&i| i == usize::MAX) {
+            return Err(InputError::invalid(
+                name,
+                1,
+                format!(
+                    "missing column `{}`; expected header {}",
+                    COLUMNS[c],
+                    COLUMNS.join(",")
+                ),
+            ));
+        }
+        let mut file = RequestFile::default();
+        let mut seen = HashSet::new();
+        let mut record = csv::StringRecord::new();
+        let mut previous = None;
+        loop {
+            let line_hint = csv.position().line();
+            match csv.read_record(&mut record) {
+                Ok(false) => break,
+                Ok(true) => {}
+                Err(e) => return Err(csv_error(name, line_hint, e)),
+            }
+            let line = record.position().map_or(line_hint, |p| p.line());
+            if record.len() != header.len() {
+                return Err(InputError::invalid(
+                    name,
+                    line,
+                    format!("expected {} fields, found {}", header.len(), record.len()),
+                ));
+            }
+            let id = record[column[0]].to_string();
+            if id.is_empty() {
+                return Err(InputError::invalid(name, line, "empty id"));
+            }
+            let mut num = [0.0; 4];
+            for (k, slot) in num.iter_mut().enumerate() {
+                let field = &record[column[k + 1]];
+                *slot = field.parse::<f64>().map_err(|_| {
+                    InputError::invalid(
+                        name,
+                        line,
+                        format!("{}: `{field}` is not a number", COLUMNS[k + 1]),
+                    )
+                })?;
+            }
+            let [arrival, ready, length, deadline] = num;
+            let request = validate(arrival, ready, length, deadline, previous, limits)
+                .map_err(|m| InputError::invalid(name, line, format!("request `{id}`: {m}")))?;
+            if !seen.insert(id.clone()) {
+                return Err(InputError::invalid(
+                    name,
+                    line,
+                    format!("duplicate id `{id}`"),
+                ));
+            }
+            previous = Some(arrival);
+            file.ids.push(id);
+            file.lines.push(line);
+            file.requests.push(request);
+        }
+        Ok(file)
+    }
+
+    /// Request files of mostly valid rows (arrivals in order, windows inside the horizon),
+    /// some of them spoiled: duplicate ids (ids repeat often), a bad number, an arrival out of
+    /// order, a short row; comments and blank lines between.
+    fn request_file() -> impl Strategy<Value = String> {
+        let pad =
+            || prop::sample::select(vec!["", "", "", " ", "\t", "\u{a0}", "\u{2003}", " \u{b}"]);
+        let id = prop_oneof![
+            6 => (0u32..30).prop_map(|i| i.to_string()),
+            1 => prop::sample::select(vec!["a", "b,c", "d\"e", "", " "]).prop_map(str::to_string),
+        ];
+        let row = (
+            id,
+            0u32..8,
+            0u32..8,
+            1u32..8,
+            0u32..8,
+            prop::collection::vec(pad(), 10),
+            prop::bool::weighted(0.1),
+            prop_oneof![
+                16 => Just(None),
+                1 => prop::sample::select(vec!["x", "", "NaN", "1e1", "-3", "inf", "1,2"])
+                    .prop_map(Some),
+            ],
+            0usize..4,
+        );
+        let line = prop_oneof![
+            14 => row.prop_map(Some),
+            1 => Just(None),
+        ];
+        (
+            prop::sample::select(vec![
+                "id,arrival,ready,length,deadline",
+                " id , arrival,ready ,length,deadline",
+            ]),
+            prop::collection::vec(line, 0..14),
+            prop::sample::select(vec!["# a comment", "", "1,2,3"]),
+        )
+            .prop_map(|(header, rows, filler)| {
+                let mut text = format!("{header}\n");
+                let mut arrival = 0u32;
+                for row in rows {
+                    let Some((id, gap, ready, length, slack, pads, quoted, bad, which)) = row
+                    else {
+                        text.push_str(filler);
+                        text.push('\n');
+                        continue;
+                    };
+                    // Gaps of 0 keep arrivals equal; a gap of 7 goes back in time.
+                    arrival = if gap == 7 {
+                        arrival.saturating_sub(2)
+                    } else {
+                        arrival + gap
+                    };
+                    let a = f64::from(arrival) / 2.0;
+                    let r = a + f64::from(ready) / 2.0;
+                    let l = f64::from(length) / 4.0;
+                    let d = r + l + f64::from(slack) / 2.0;
+                    let mut fields = [
+                        id,
+                        a.to_string(),
+                        r.to_string(),
+                        l.to_string(),
+                        d.to_string(),
+                    ];
+                    if let Some(bad) = bad {
+                        fields[1 + which] = bad.to_string();
+                    }
+                    let cells: Vec<String> = fields
+                        .iter()
+                        .enumerate()
+                        .map(|(k, f)| {
+                            let padded = format!("{}{f}{}", pads[2 * k], pads[2 * k + 1]);
+                            if quoted || padded.contains(',') {
+                                format!("\"{}\"", padded.replace('"', "\"\""))
+                            } else {
+                                padded
+                            }
+                        })
+                        .collect();
+                    text.push_str(&cells.join(","));
+                    text.push('\n');
+                }
+                text
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3_000))]
+
+        #[test]
+        fn reader_equals_the_reference(text in request_file()) {
+            let limits = RequestLimits { l_min: 0.25, horizon: 8.0 };
+            let got = read_requests_from(text.as_bytes(), "in.csv", &limits).map_err(|e| e.to_string());
+            let want = reference_read(text.as_bytes(), "in.csv", &limits).map_err(|e| e.to_string());
+            prop_assert_eq!(got, want, "{:?}", text);
+        }
+    }
 
     fn read(text: &str) -> Result<(Vec<String>, Vec<Request>), String> {
         read_requests_from(text.as_bytes(), "in.csv", &RequestLimits::default())

@@ -263,12 +263,19 @@ fn trim_ascii(b: &[u8]) -> &[u8] {
 pub fn parse_record(text: &[u8], line: u64) -> Result<SwfRecord, String> {
     let mut f: [&[u8]; 18] = [&[]; 18];
     let mut n = 0usize;
-    for tok in text
-        .split(|c| c.is_ascii_whitespace())
-        .filter(|t| !t.is_empty())
-    {
+    // Fields are runs of non-whitespace (`u8::is_ascii_whitespace`) bytes.
+    let mut i = 0usize;
+    while i < text.len() {
+        if text[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < text.len() && !text[i].is_ascii_whitespace() {
+            i += 1;
+        }
         if n < 18 {
-            f[n] = tok;
+            f[n] = &text[start..i];
         }
         n += 1;
     }
@@ -307,8 +314,38 @@ fn field_error(tok: &[u8], field: usize, what: &str) -> String {
     )
 }
 
+/// The value of a token of 1 to 15 ASCII digits (exact as an `f64` too), or `None`.
+#[inline]
+fn plain_digits(tok: &[u8]) -> Option<i64> {
+    if tok.is_empty() || tok.len() > 15 {
+        return None;
+    }
+    let mut v = 0i64;
+    for &c in tok {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + i64::from(d);
+    }
+    Some(v)
+}
+
 /// An integer field; negative = unknown.
+#[inline]
 fn int(tok: &[u8], field: usize) -> Result<Option<i64>, String> {
+    // Fast paths for what logs hold: plain digits, and `-1` for unknown; everything else
+    // (signs, overflow, errors) is `str::parse`'s.
+    if let Some(v) = plain_digits(tok) {
+        return Ok(Some(v));
+    }
+    if tok == b"-1" {
+        return Ok(None);
+    }
+    int_slow(tok, field)
+}
+
+fn int_slow(tok: &[u8], field: usize) -> Result<Option<i64>, String> {
     let s = std::str::from_utf8(tok).map_err(|_| field_error(tok, field, "an integer"))?;
     let v: i64 = s
         .parse()
@@ -326,7 +363,20 @@ fn small(tok: &[u8], field: usize) -> Result<Option<u32>, String> {
 }
 
 /// A possibly fractional field; negative = unknown.
+#[inline]
 fn float(tok: &[u8], field: usize) -> Result<Option<f64>, String> {
+    // Plain digits read exactly as `str::parse::<f64>` reads them (at most 15 digits: below
+    // 2^53); `-1` is unknown.
+    if let Some(v) = plain_digits(tok) {
+        return Ok(Some(v as f64));
+    }
+    if tok == b"-1" {
+        return Ok(None);
+    }
+    float_slow(tok, field)
+}
+
+fn float_slow(tok: &[u8], field: usize) -> Result<Option<f64>, String> {
     let s = std::str::from_utf8(tok).map_err(|_| field_error(tok, field, "a number"))?;
     let v: f64 = s.parse().map_err(|_| field_error(tok, field, "a number"))?;
     if !v.is_finite() {
@@ -338,6 +388,132 @@ fn float(tok: &[u8], field: usize) -> Result<Option<f64>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The parser before its fast paths (`str::parse` on every field, `split` + `filter`
+    /// tokenizer): the reference for `parse_record`.
+    fn reference_parse(text: &[u8], line: u64) -> Result<SwfRecord, String> {
+        fn int(tok: &[u8], field: usize) -> Result<Option<i64>, String> {
+            let s = std::str::from_utf8(tok).map_err(|_| field_error(tok, field, "an integer"))?;
+            let v: i64 = s
+                .parse()
+                .map_err(|_| field_error(tok, field, "an integer"))?;
+            Ok((v >= 0).then_some(v))
+        }
+        fn small(tok: &[u8], field: usize) -> Result<Option<u32>, String> {
+            match int(tok, field)? {
+                None => Ok(None),
+                Some(v) => u32::try_from(v)
+                    .map(Some)
+                    .map_err(|_| field_error(tok, field, "a number below 2^32")),
+            }
+        }
+        fn float(tok: &[u8], field: usize) -> Result<Option<f64>, String> {
+            let s = std::str::from_utf8(tok).map_err(|_| field_error(tok, field, "a number"))?;
+            let v: f64 = s.parse().map_err(|_| field_error(tok, field, "a number"))?;
+            if !v.is_finite() {
+                return Err(field_error(tok, field, "a finite number"));
+            }
+            Ok((v >= 0.0).then_some(v))
+        }
+        let mut f: [&[u8]; 18] = [&[]; 18];
+        let mut n = 0usize;
+        for tok in text
+            .split(|c| c.is_ascii_whitespace())
+            .filter(|t| !t.is_empty())
+        {
+            if n < 18 {
+                f[n] = tok;
+            }
+            n += 1;
+        }
+        if n != 18 {
+            return Err(format!("expected 18 fields, found {n}"));
+        }
+        let job = int(f[0], 1)?.ok_or_else(|| "field 1 (job number) is unknown".to_string())?;
+        Ok(SwfRecord {
+            line,
+            job: job as u64,
+            submit: int(f[1], 2)?,
+            wait: int(f[2], 3)?,
+            run_time: int(f[3], 4)?,
+            allocated_procs: small(f[4], 5)?,
+            avg_cpu_time: float(f[5], 6)?,
+            used_memory: float(f[6], 7)?,
+            requested_procs: small(f[7], 8)?,
+            requested_time: int(f[8], 9)?,
+            requested_memory: float(f[9], 10)?,
+            status: int(f[10], 11)?,
+            user: small(f[11], 12)?,
+            group: small(f[12], 13)?,
+            executable: small(f[13], 14)?,
+            queue: small(f[14], 15)?,
+            partition: small(f[15], 16)?,
+            preceding_job: int(f[16], 17)?.map(|v| v as u64),
+            think_time: int(f[17], 18)?,
+        })
+    }
+
+    /// Tokens as logs write them and as they should not: digits of every length (overflow
+    /// included), signs, `-0`, leading zeros, fractions, exponents, `NaN`, `inf`, junk.
+    fn token() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => "[0-9]{1,20}",
+            2 => Just("-1".to_string()),
+            1 => "[+-][0-9]{0,20}",
+            1 => "-?[0-9]{0,5}\\.[0-9]{0,5}",
+            1 => "[0-9]{1,3}[eE][+-]?[0-9]{1,3}",
+            1 => prop::sample::select(vec![
+                "NaN", "inf", "-inf", "+", "-", "-0", "+0", "0", "00", "4294967295",
+                "4294967296", "9223372036854775807", "9223372036854775808", "999999999999999",
+                "1000000000000000", "1.5", "x", "\u{e9}",
+            ])
+            .prop_map(str::to_string),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5_000))]
+
+        #[test]
+        fn parse_record_equals_the_reference(
+            tokens in prop::collection::vec(token(), 16..20),
+            seps in prop::collection::vec(prop::sample::select(vec![" ", "  ", "\t", " \x0c", "\r "]), 20),
+            lead in prop::sample::select(vec!["", " ", "\t"]),
+        ) {
+            let mut line = lead.to_string();
+            for (t, sep) in tokens.iter().zip(&seps) {
+                line.push_str(t);
+                line.push_str(sep);
+            }
+            prop_assert_eq!(
+                parse_record(line.as_bytes(), 3),
+                reference_parse(line.as_bytes(), 3),
+                "{:?}", line
+            );
+        }
+
+        /// Mostly well-formed records (the common case the fast paths serve).
+        #[test]
+        fn valid_records_equal_the_reference(
+            tokens in prop::collection::vec(
+                prop_oneof![
+                    6 => "[0-9]{1,16}",
+                    3 => Just("-1".to_string()),
+                    1 => prop::sample::select(vec!["-0", "+7", "0007", "-2", "0.5"])
+                        .prop_map(str::to_string),
+                ],
+                18,
+            ),
+        ) {
+            let line = tokens.join(" ");
+            prop_assert_eq!(
+                parse_record(line.as_bytes(), 9),
+                reference_parse(line.as_bytes(), 9),
+                "{:?}", line
+            );
+        }
+    }
 
     #[test]
     fn unknowns_are_none() {
