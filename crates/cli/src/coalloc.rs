@@ -145,6 +145,9 @@ pub fn run(args: CoallocArgs) -> Result<()> {
     }
     let path = trace_path(&data_dir(args.data_dir.as_deref()), &args.trace);
     let log = load_swf(&path, SwfLoadOptions { limit: args.limit })?;
+    for w in log.report.warnings() {
+        eprintln!("{}: {w}", path.display());
+    }
     let servers = match args.servers {
         Some(n) => n,
         None => TABLE_5_1

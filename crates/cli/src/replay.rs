@@ -121,7 +121,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     }
     let read_s = t0.elapsed().as_secs_f64();
     for w in log.report.warnings() {
-        eprintln!("{w}");
+        eprintln!("{}: {w}", path.display());
     }
     if tj.too_wide > 0 {
         eprintln!(

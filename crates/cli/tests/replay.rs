@@ -422,3 +422,100 @@ fn a_closed_pipe_ends_quietly() {
     assert!(status.success(), "exit {status}: {err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `--out /dev/stdout` with standard output a pipe (`gridsched replay ... --out /dev/stdout |
+/// cat`): the kernel's `/proc/self/fd/1` link names `pipe:[…]`, not a path, and the CSV must go
+/// down the pipe rather than into a file of that name.
+#[test]
+fn dev_stdout_on_a_pipe_is_written_in_place() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let swf = snippet(
+        dir.path(),
+        "; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_gridsched"))
+        .current_dir(dir.path())
+        .args([
+            "replay",
+            "--policy",
+            "easy",
+            "--trace",
+            swf.to_str().unwrap(),
+            "--out",
+            "/dev/stdout",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert!(csv.starts_with("job_id,"), "{csv}");
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains("pipe:")),
+        "no file named after the pipe"
+    );
+}
+
+/// Input hygiene found on real logs: a UTF-8 byte-order mark before the header is accepted, and
+/// a job number used twice is reported by `trace info`, warned about by `replay` and
+/// `coalloc`, and renumbered (after the log's largest number) so no two output rows share one.
+#[test]
+fn byte_order_mark_and_repeated_job_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = snippet(
+        dir.path(),
+        "\u{feff}; MaxProcs: 4\n\
+         1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 1 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 2 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n",
+    );
+    let info = Command::new(env!("CARGO_BIN_EXE_gridsched"))
+        .args(["trace", "info", swf.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&info.stdout).to_string() + &String::from_utf8_lossy(&info.stderr);
+    assert!(info.status.success(), "{text}");
+    assert!(
+        text.contains("1 jobs repeat an earlier job number"),
+        "{text}"
+    );
+    assert!(text.contains("2 -> 3"), "{text}");
+
+    let csv = dir.path().join("jobs.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_gridsched"))
+        .args([
+            "replay",
+            "--policy",
+            "easy",
+            "--trace",
+            swf.to_str().unwrap(),
+            "--out",
+        ])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("repeat an earlier job number"), "{stderr}");
+    let (_, rows) = read_csv(&csv);
+    let mut ids: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["1", "2", "3"]);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_gridsched"))
+        .args(["coalloc", "--trace", swf.to_str().unwrap(), "--out"])
+        .arg(dir.path().join("co.csv"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("repeat an earlier job number"), "{stderr}");
+}

@@ -157,6 +157,19 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
             kind: StagedKind::Stdout(in_memory(content)?),
         });
     }
+    // The kernel's own lookup first: `/dev/stdout` is a link to `/proc/self/fd/1`, a "magic"
+    // link whose text (`pipe:[…]`, `socket:[…]`) names no path, so following links by hand
+    // would invent a file of that name. Whatever the lookup reaches that is neither a regular
+    // file nor a directory is written in place through the path as given.
+    if let Ok(m) = std::fs::metadata(path)
+        && !m.is_file()
+        && !m.is_dir()
+    {
+        return Ok(Staged {
+            path,
+            kind: StagedKind::Direct(path.to_path_buf(), in_memory(content)?),
+        });
+    }
     let target = resolve_links(path).map_err(|e| HarnessError::io(path, e))?;
     let existing = match std::fs::metadata(&target) {
         Ok(m) => Some(m),

@@ -67,8 +67,12 @@ pub struct SwfLoadReport {
     pub procs_from_requested: u64,
     /// Kept jobs whose submit time is earlier than an earlier line's.
     pub out_of_order: u64,
-    /// Kept jobs sharing a job number with an earlier kept job.
+    /// Kept jobs sharing a job number with an earlier kept job (in file order). They are
+    /// renumbered so that every output row names one job: see [`renumbered`](Self::renumbered).
     pub duplicate_ids: u64,
+    /// The renumbered duplicates, in file order: (job number in the log, the number given),
+    /// the new numbers following the log's largest one.
+    pub renumbered: Vec<(u64, u64)>,
     /// Kept jobs using more processors than the header's MaxProcs.
     pub procs_above_max: u64,
     /// Comment lines after the first record (ignored).
@@ -125,9 +129,21 @@ impl SwfLoadReport {
             ));
         }
         if self.duplicate_ids > 0 {
+            let shown: Vec<String> = self
+                .renumbered
+                .iter()
+                .take(3)
+                .map(|(old, new)| format!("{old} -> {new}"))
+                .collect();
+            let more = if self.renumbered.len() > 3 {
+                ", ..."
+            } else {
+                ""
+            };
             v.push(format!(
-                "warning: {} jobs repeat an earlier job number",
-                self.duplicate_ids
+                "warning: {} jobs repeat an earlier job number; each repeat was renumbered after the log's largest number, in file order ({}{more})",
+                self.duplicate_ids,
+                shown.join(", ")
             ));
         }
         if self.procs_above_max > 0 {
@@ -242,12 +258,29 @@ pub fn load_from<R: BufRead>(
         }
     }
     report.late_comments = reader.late_comments();
-    if report.out_of_order > 0 {
-        jobs.sort_by_key(|j| j.submit);
-    }
     let mut ids: Vec<u64> = jobs.iter().map(|j| j.id).collect();
     ids.sort_unstable();
     report.duplicate_ids = ids.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+    if report.duplicate_ids > 0 {
+        // Two rows of an output with one job number would be ambiguous: every repeat, in file
+        // order, gets the next number after the log's largest.
+        let mut next = ids.last().copied().unwrap_or(0);
+        let mut seen = std::collections::HashSet::with_capacity(jobs.len());
+        for job in &mut jobs {
+            if !seen.insert(job.id) {
+                next = next.checked_add(1).ok_or_else(|| InputError::Invalid {
+                    path: reader.path().to_string(),
+                    line: reader.line(),
+                    message: "job numbers too large to renumber the repeated ones".into(),
+                })?;
+                report.renumbered.push((job.id, next));
+                job.id = next;
+            }
+        }
+    }
+    if report.out_of_order > 0 {
+        jobs.sort_by_key(|j| j.submit);
+    }
     report.kept = jobs.len() as u64;
     Ok(SwfLog {
         path: reader.path().to_string(),
@@ -301,11 +334,26 @@ mod tests {
         assert_eq!(r.out_of_order, 1);
         assert_eq!(r.duplicate_ids, 1);
         assert_eq!(r.procs_above_max, 1);
+        // The second job 8 in file order (submitted at 16) is renumbered after the largest.
+        assert_eq!(r.renumbered, vec![(8, 9)]);
         let order: Vec<u64> = log.jobs.iter().map(|j| j.id).collect();
-        assert_eq!(order, vec![8, 1, 7, 8]);
+        assert_eq!(order, vec![8, 1, 7, 9]);
+        assert!(r.warnings().iter().any(|w| w.contains("8 -> 9")));
         assert_eq!(log.jobs[2].procs, 3);
         assert_eq!(log.jobs[3].wait, None);
         assert!(r.warnings().iter().any(|w| w.contains("sorted")));
+    }
+
+    /// A file written by an editor that puts a UTF-8 byte-order mark first reads as without.
+    #[test]
+    fn a_byte_order_mark_is_ignored() {
+        let plain = format!("; MaxProcs: 8\n1 10 0 100 2 -1 -1 2 200 {F}\n");
+        let with_bom = format!("\u{feff}{plain}");
+        assert_eq!(load(&with_bom).jobs, load(&plain).jobs);
+        assert_eq!(load(&with_bom).header.max_procs, Some(8));
+        // Also when the first line is a record.
+        let record = format!("\u{feff}1 10 0 100 2 -1 -1 2 200 {F}\n");
+        assert_eq!(load(&record).jobs.len(), 1);
     }
 
     #[test]

@@ -201,6 +201,10 @@ impl<R: BufRead> SwfReader<R> {
             return Ok(false);
         }
         self.line += 1;
+        // A UTF-8 byte-order mark (editors on Windows write one) is not part of the first line.
+        if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+            self.buf.drain(..3);
+        }
         Ok(true)
     }
 
