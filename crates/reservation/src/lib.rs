@@ -15,9 +15,12 @@ mod strategy;
 pub use audit::ScheduleAudit;
 pub use metrics::{EmptyBin, RunMetrics, RunRecorder, SizeBins};
 pub use scheduler::{
-    Booking, ConfigError, IndexKind, ReservationScheduler, SchedulerConfig, SubmitError,
+    Booking, ConfigError, IndexKind, PeriodChooser, Periods, ReservationScheduler, RuleSteps,
+    SchedulerConfig, SubmitError,
 };
-pub use strategy::{LactLate, MinTipReading, R2Pick, Step2Start, Strategy, StrategyOptions};
+pub use strategy::{
+    LactLate, MinTipReading, Placement, R2Pick, Step2Start, Strategy, StrategyOptions,
+};
 
 use gridsched_workload::Request;
 

@@ -7,7 +7,7 @@ use gridsched_geom::{
     TreeIndex, Window,
 };
 
-use crate::strategy::{LactLate, Placement, Step, Strategy, StrategyOptions};
+use crate::strategy::{LactLate, Placement, Strategy, StrategyOptions};
 
 /// Which idle-period index backs the gap-aware strategies. Both make identical decisions
 /// (property-tested); only the cost differs.
@@ -114,6 +114,9 @@ pub enum SubmitError {
     BeyondHorizon { deadline: Time, limit: Time },
     #[error("length {length} is shorter than l_min = {l_min}")]
     TooShort { length: Time, l_min: Time },
+    /// A [`PeriodChooser`] returned a period that is not live or does not admit the window.
+    #[error("the period chooser's answer is refused: {0}")]
+    Chooser(String),
 }
 
 /// A snapshot of a scheduler (see [`ReservationScheduler::state`]).
@@ -149,9 +152,97 @@ pub struct Booking {
 pub struct ReservationScheduler {
     config: SchedulerConfig,
     engine: Engine,
-    steps: Vec<Step>,
+    chooser: Box<dyn PeriodChooser>,
     now: Time,
     operations: u64,
+}
+
+/// A reservation strategy: which idle period a job is carved from, and where inside it. The
+/// built-in gap-aware strategies are [`RuleSteps`]; a strategy of your own implements this
+/// trait and runs through [`ReservationScheduler::with_chooser`] on either index, with the same
+/// carving, expiry, metrics and audit. `crates/reservation/examples/least_waste.rs` is one.
+pub trait PeriodChooser: Send + std::fmt::Debug {
+    /// The rules this chooser asks [`Periods::select`]: the tree index builds its structures
+    /// for them (another rule is answered by an `O(V)` scan). Default: none.
+    fn rules(&self) -> Vec<Rule> {
+        Vec::new()
+    }
+
+    /// The period to carve `window`'s job from and its placement, or `None` to reject the job.
+    /// The period must be live and admit the window (see [`Window::admits`]); otherwise the
+    /// submission fails with [`SubmitError::Chooser`] and no period changes (the clock has
+    /// moved to the arrival, as for any submission).
+    fn choose(
+        &mut self,
+        periods: &mut Periods<'_>,
+        window: &Window,
+    ) -> Option<(IdlePeriod, Placement)>;
+}
+
+/// What a [`PeriodChooser`] may ask of the live idle periods.
+pub struct Periods<'a> {
+    index: &'a mut (dyn IdlePeriodIndex + Send),
+}
+
+impl std::fmt::Debug for Periods<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Periods({} live)", self.index.len())
+    }
+}
+
+impl Periods<'_> {
+    /// The period `rule` selects for `window` (the thesis's strip trees on the tree index).
+    pub fn select(&mut self, rule: Rule, window: &Window) -> Option<IdlePeriod> {
+        self.index.select(rule, window)
+    }
+
+    /// Every live idle period that admits `window`, in (start, server) order: `O(V)`, for
+    /// strategies the rules do not express.
+    pub fn feasible(&self, window: &Window) -> Vec<IdlePeriod> {
+        let mut v = self.index.periods();
+        v.retain(|p| window.admits(p));
+        v
+    }
+
+    /// Number of live idle periods.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether there is no live idle period.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+}
+
+impl StrategyOptions {
+    /// `strategy`'s steps under these readings, as the chooser [`ReservationScheduler::new`]
+    /// runs (empty for LACT).
+    pub fn rule_steps(&self, strategy: Strategy) -> RuleSteps {
+        RuleSteps(self.steps(strategy))
+    }
+}
+
+/// A built-in strategy as a [`PeriodChooser`]: its rules tried in order, the first period
+/// found wins (spec §2.10–§2.15; [`StrategyOptions`](crate::StrategyOptions) picks the
+/// readings).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleSteps(pub Vec<(Rule, Placement)>);
+
+impl PeriodChooser for RuleSteps {
+    fn rules(&self) -> Vec<Rule> {
+        self.0.iter().map(|s| s.0).collect()
+    }
+
+    fn choose(
+        &mut self,
+        periods: &mut Periods<'_>,
+        window: &Window,
+    ) -> Option<(IdlePeriod, Placement)> {
+        self.0
+            .iter()
+            .find_map(|&(rule, placement)| periods.select(rule, window).map(|p| (p, placement)))
+    }
 }
 
 enum Engine {
@@ -171,14 +262,36 @@ impl std::fmt::Debug for Engine {
 impl ReservationScheduler {
     /// A scheduler whose servers are all idle from time 0 on.
     pub fn new(config: SchedulerConfig) -> Result<Self, ConfigError> {
+        let steps = config.options.rule_steps(config.strategy);
+        Self::build(config, Box::new(steps))
+    }
+
+    /// A scheduler whose idle periods are chosen by `chooser` (a strategy of your own) instead
+    /// of `config.strategy`'s rules; every other setting of `config` applies. The strategy in
+    /// `config` must be a gap-aware one (not LACT, which keeps no idle periods).
+    pub fn with_chooser(
+        config: SchedulerConfig,
+        chooser: Box<dyn PeriodChooser>,
+    ) -> Result<Self, ConfigError> {
+        if !config.strategy.uses_idle_periods() {
+            return Err(ConfigError(
+                "a period chooser needs a gap-aware strategy in the config, not LACT".into(),
+            ));
+        }
+        Self::build(config, chooser)
+    }
+
+    fn build(
+        config: SchedulerConfig,
+        chooser: Box<dyn PeriodChooser>,
+    ) -> Result<Self, ConfigError> {
         config.validate()?;
-        let steps = config.options.steps(config.strategy);
+        let rules = chooser.rules();
         let engine = if config.strategy.uses_idle_periods() {
             let geometry = StripGeometry::for_min_length(config.l_min, config.strip_multiplier);
             let mut index: Box<dyn IdlePeriodIndex + Send> = match config.index {
                 IndexKind::Linear => Box::new(LinearIndex::with_expiry(geometry, config.expiry)),
                 IndexKind::Tree => {
-                    let rules: Vec<Rule> = steps.iter().map(|s| s.0).collect();
                     let tree =
                         TreeConfig::new(geometry, config.look_ahead).with_expiry(config.expiry);
                     Box::new(TreeIndex::new(tree, &rules))
@@ -191,11 +304,10 @@ impl ReservationScheduler {
         } else {
             Engine::Lact(LactServers::new(config.servers, config.options.lact_late))
         };
-        let steps = config.options.steps(config.strategy);
         Ok(ReservationScheduler {
             config,
             engine,
-            steps,
+            chooser,
             now: 0.0,
             operations: 0,
         })
@@ -345,21 +457,30 @@ impl ReservationScheduler {
             Engine::Gaps(index) => {
                 let before = index.operations();
                 index.advance(arrival);
-                let mut booking = None;
-                for &(rule, placement) in &self.steps {
-                    if let Some(period) = index.select(rule, w) {
-                        debug_assert!(w.admits(&period) || placement == Placement::Late);
-                        booking = Some(carve(
+                let chosen = self.chooser.choose(
+                    &mut Periods {
+                        index: index.as_mut(),
+                    },
+                    w,
+                );
+                let booking = match chosen {
+                    Some((period, placement)) => {
+                        if !w.admits(&period) && placement != Placement::Late {
+                            return Err(SubmitError::Chooser(format!(
+                                "period {period} does not admit the window"
+                            )));
+                        }
+                        Some(carve(
                             index.as_mut(),
                             period,
                             placement,
                             w,
                             self.config.l_min,
                             arrival,
-                        ));
-                        break;
+                        )?)
                     }
-                }
+                    None => None,
+                };
                 self.operations += index.operations() - before;
                 booking
             }
@@ -389,7 +510,7 @@ fn carve(
     w: &Window,
     l_min: Time,
     now: Time,
-) -> Booking {
+) -> Result<Booking, SubmitError> {
     let earliest = period.start.max(w.ready);
     let start = match placement {
         Placement::Early => earliest,
@@ -397,8 +518,11 @@ fn carve(
         Placement::Late => (period.end.min(w.deadline) - w.length).max(earliest),
     };
     let end = start + w.length;
-    let removed = index.remove(&period);
-    debug_assert!(removed, "selected period {period} was not in the index");
+    if !index.remove(&period) {
+        return Err(SubmitError::Chooser(format!(
+            "period {period} is not a live idle period"
+        )));
+    }
     if start - period.start >= l_min && start > now {
         index.insert(IdlePeriod::new(period.start, start, period.server));
     }
@@ -409,11 +533,11 @@ fn carve(
             server: period.server,
         });
     }
-    Booking {
+    Ok(Booking {
         server: period.server,
         start,
         end,
-    }
+    })
 }
 
 /// LACT's state: each server's completion time (end of its last reservation), ordered so the

@@ -144,8 +144,8 @@ impl Default for StrategyOptions {
 }
 
 /// Where the job goes inside the chosen period.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Placement {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Placement {
     /// Start as early as possible: `max(start, ready)`.
     Early,
     /// End as late as possible: `min(end, deadline)`.
