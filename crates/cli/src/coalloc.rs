@@ -47,7 +47,7 @@ enum LengthArg {
 
 #[derive(Debug, Args)]
 pub struct CoallocArgs {
-    /// The log (plain or gzip): a path, or a short name (CTC, KTH, HPC2N, SDSC, LCG, LPC)
+    /// The log (plain or gzip): a path, or a short name (CTC, KTH, HPC2N, SDSC, LCG, LPC, Curie)
     /// looked up in the data directory's traces/ folder.
     #[arg(long)]
     trace: String,

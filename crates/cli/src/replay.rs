@@ -58,7 +58,7 @@ pub struct ReplayArgs {
     /// Queue policy.
     #[arg(long, value_enum)]
     policy: PolicyArg,
-    /// The log (plain or gzip): a path, or a short name (CTC, KTH, HPC2N, SDSC, LCG, LPC)
+    /// The log (plain or gzip): a path, or a short name (CTC, KTH, HPC2N, SDSC, LCG, LPC, Curie)
     /// looked up in the data directory's traces/ folder.
     #[arg(long)]
     trace: String,

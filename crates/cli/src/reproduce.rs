@@ -93,6 +93,10 @@ pub struct ReproduceArgs {
     /// Project root holding data/ and figures/ (default: found from the current directory).
     #[arg(long)]
     root: Option<PathBuf>,
+    /// Where the real input data (logs, ETC matrices, workflows) is read from (default:
+    /// $GRIDSCHED_DATA, else ../shared/data next to the checkout).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
     /// Override a model parameter for every series, e.g. `--set ready_offset=zero` (a
     /// sensitivity run; requires --root so the committed results are not overwritten).
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_override, requires = "root")]
@@ -137,6 +141,9 @@ fn selected<'a>(registry: &'a Registry, ids: &[String], all: bool) -> Result<Vec
 }
 
 pub fn reproduce(args: ReproduceArgs) -> Result<()> {
+    if let Some(dir) = &args.data_dir {
+        gridsched_sim::data::set_process_data_dir(dir);
+    }
     let registry = registry()?;
     let experiments = selected(&registry, &args.ids, args.all)?;
     let project = project(args.root)?;

@@ -21,9 +21,13 @@ pub enum TraceCommand {
 /// Where a log comes from.
 #[derive(Debug, Args)]
 pub struct TraceInput {
-    /// The log: a path, or a short name (CTC, KTH, HPC2N, SDSC, LCG, LPC) looked up in
+    /// The log: a path, or a short name (CTC, KTH, HPC2N, SDSC, LCG, LPC, Curie) looked up in
     /// the data directory's traces/ folder.
-    file: String,
+    #[arg(required_unless_present = "trace", conflicts_with = "trace")]
+    file: Option<String>,
+    /// The log, named as `replay` and `coalloc` name it (the same as the positional FILE).
+    #[arg(long, value_name = "LOG")]
+    trace: Option<String>,
     /// Data directory for short names (default: $GRIDSCHED_DATA, else ../shared/data).
     #[arg(long)]
     data_dir: Option<PathBuf>,
@@ -34,7 +38,12 @@ pub struct TraceInput {
 
 impl TraceInput {
     fn path(&self) -> PathBuf {
-        trace_path(&data_dir(self.data_dir.as_deref()), &self.file)
+        let name = self
+            .file
+            .as_deref()
+            .or(self.trace.as_deref())
+            .expect("clap requires FILE or --trace");
+        trace_path(&data_dir(self.data_dir.as_deref()), name)
     }
 
     fn load(&self) -> Result<(PathBuf, SwfLog)> {

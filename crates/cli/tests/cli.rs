@@ -458,3 +458,37 @@ fn progress_is_plain_lines_off_a_terminal() {
     assert!(last.contains("100%") && !last.contains("ETA"), "{last}");
     assert!(!stderr.contains('\r'), "no terminal bar in a log");
 }
+
+/// One vocabulary for inputs: `reproduce` takes `--data-dir` like every command that reads
+/// data (a wrong one is named in the error), and `trace info` names its log with `--trace`
+/// like `replay` and `coalloc` (the positional form stays).
+#[test]
+fn data_dir_and_trace_are_accepted_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-data-here");
+    let out = gridsched(&[
+        "reproduce",
+        "logs-easy-replay",
+        "--data-dir",
+        missing.to_str().unwrap(),
+        "--root",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("no-data-here/traces/KTH"), "{err}");
+    assert!(err.contains("--data-dir"), "{err}");
+
+    let swf = dir.path().join("tiny.swf");
+    std::fs::write(
+        &swf,
+        "; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    let by_flag = gridsched(&["trace", "info", "--trace", swf.to_str().unwrap()]);
+    let positional = gridsched(&["trace", "info", swf.to_str().unwrap()]);
+    assert!(by_flag.status.success(), "{}", text(&by_flag.stderr));
+    assert_eq!(by_flag.stdout, positional.stdout);
+    let both = gridsched(&["trace", "info", "x", "--trace", "y"]);
+    assert!(!both.status.success());
+}

@@ -9,12 +9,26 @@ use std::path::{Path, PathBuf};
 /// The environment variable that overrides the data directory.
 pub const DATA_ENV: &str = "GRIDSCHED_DATA";
 
-/// The data directory: `explicit` if given, else `$GRIDSCHED_DATA`, else `../shared/data` next
-/// to the gridsched checkout containing the current directory, else next to the checkout this
-/// crate was built from.
+/// The process-wide data directory a command's `--data-dir` set (see [`set_process_data_dir`]).
+static PROCESS_DATA_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Makes `dir` the data directory of every later [`data_dir`]`(None)` in this process (what a
+/// command's `--data-dir` does for code that does not take the directory as an argument, such
+/// as the experiment models). Set once; a second call is ignored and returns `false`.
+pub fn set_process_data_dir(dir: &Path) -> bool {
+    PROCESS_DATA_DIR.set(dir.to_path_buf()).is_ok()
+}
+
+/// The data directory: `explicit` if given, else the process's `--data-dir`
+/// ([`set_process_data_dir`]), else `$GRIDSCHED_DATA`, else `../shared/data` next to the
+/// gridsched checkout containing the current directory, else next to the checkout this crate
+/// was built from.
 pub fn data_dir(explicit: Option<&Path>) -> PathBuf {
     if let Some(p) = explicit {
         return p.to_path_buf();
+    }
+    if let Some(p) = PROCESS_DATA_DIR.get() {
+        return p.clone();
     }
     if let Some(p) = std::env::var_os(DATA_ENV).filter(|p| !p.is_empty()) {
         return PathBuf::from(p);

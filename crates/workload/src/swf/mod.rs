@@ -43,13 +43,14 @@ use std::path::{Path, PathBuf};
 pub use gridsched_sim::data::{DATA_ENV, data_dir};
 
 /// The archive logs the experiments use, by short name (file under `<data>/traces/`).
-pub const TRACES: [(&str, &str); 6] = [
+pub const TRACES: [(&str, &str); 7] = [
     ("CTC", "CTC-SP2-1996-3.1-cln.swf.gz"),
     ("KTH", "KTH-SP2-1996-2.1-cln.swf.gz"),
     ("HPC2N", "HPC2N-2002-2.2-cln.swf.gz"),
     ("SDSC", "SDSC-SP2-1998-4.2-cln.swf.gz"),
     ("LCG", "LCG-2005-1.swf.gz"),
     ("LPC", "LPC-EGEE-2004-1.2-cln.swf.gz"),
+    ("Curie", "CEA-Curie-2011-2.1-cln.swf.gz"),
 ];
 
 /// The file of a trace given by short name (`KTH`, case-insensitive) under `<data>/traces/`,
