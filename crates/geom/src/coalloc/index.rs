@@ -23,9 +23,9 @@ pub struct Attempt {
 /// to every quantum that ends after their start. At a rotation the new quantum therefore
 /// holds every tail that spans it (spec A38) without copying them. A quantum's set is the
 /// merge of the two lists, read by rank without being built, so the selection is a pure
-/// function of the set of idle periods. The lists are [`ChunkedList`]s: rank queries and
-/// batched updates cost a logarithmic factor plus what they read or change, not the list's
-/// length (which on a large machine is about one period per server).
+/// function of the set of idle periods. The lists are `ChunkedList`s (`chunked.rs`): rank
+/// queries and batched updates cost a logarithmic factor plus what they read or change, not
+/// the list's length (which on a large machine is about one period per server).
 #[derive(Debug, Clone)]
 pub struct QuantizedIndex {
     quantum: i64,
