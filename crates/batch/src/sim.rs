@@ -381,21 +381,7 @@ impl Round<'_> {
     /// `start` is in the past or the block does not fit.
     pub fn hold(&mut self, index: u32, m: usize, start: Time) -> Result<(), SimError> {
         let sim = &mut *self.sim;
-        let Some(job) = sim.jobs.get(index as usize).copied() else {
-            return Err(SimError::Config(format!("no job index {index}")));
-        };
-        if sim.st[index as usize].phase != JobPhase::Queued {
-            return Err(SimError::Job {
-                id: job.id,
-                reason: format!("is not waiting at {}", sim.now),
-            });
-        }
-        if m >= sim.platform.len() || job.procs > sim.platform.machines()[m].cpus {
-            return Err(SimError::Job {
-                id: job.id,
-                reason: format!("cannot be held on machine {m}"),
-            });
-        }
+        let job = Self::waiting_job(sim, index, m, "be held")?;
         if let PolicyState::External(x) = &sim.policy
             && x.holds.iter().any(|h| h.0 == index)
         {
@@ -417,6 +403,27 @@ impl Round<'_> {
                 .push((index, m as u32, start, start + dur, job.procs));
         }
         Ok(())
+    }
+
+    /// Job `index` if it is waiting and machine `m` is wide enough for it; the error says it
+    /// cannot `verb` on the machine otherwise.
+    fn waiting_job(sim: &Simulator, index: u32, m: usize, verb: &str) -> Result<Job, SimError> {
+        let Some(job) = sim.jobs.get(index as usize).copied() else {
+            return Err(SimError::Config(format!("no job index {index}")));
+        };
+        if sim.st[index as usize].phase != JobPhase::Queued {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: format!("is not waiting at {}", sim.now),
+            });
+        }
+        if m >= sim.platform.len() || job.procs > sim.platform.machines()[m].cpus {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: format!("cannot {verb} on machine {m}"),
+            });
+        }
+        Ok(job)
     }
 
     /// Releases every hold of the round.
@@ -443,21 +450,7 @@ impl Round<'_> {
     /// not waiting or does not fit there now for its whole run time.
     pub fn start(&mut self, index: u32, m: usize) -> Result<(), SimError> {
         let sim = &mut *self.sim;
-        let Some(job) = sim.jobs.get(index as usize).copied() else {
-            return Err(SimError::Config(format!("no job index {index}")));
-        };
-        if sim.st[index as usize].phase != JobPhase::Queued {
-            return Err(SimError::Job {
-                id: job.id,
-                reason: format!("is not waiting at {}", sim.now),
-            });
-        }
-        if m >= sim.platform.len() || job.procs > sim.platform.machines()[m].cpus {
-            return Err(SimError::Job {
-                id: job.id,
-                reason: format!("cannot run on machine {m}"),
-            });
-        }
+        let job = Self::waiting_job(sim, index, m, "run")?;
         let held = Self::take_hold(sim, index);
         let dur = sim.platform.duration(m, job.estimate(sim.config.estimates));
         if !sim.profiles[m].fits(sim.now, dur, job.procs) {
