@@ -14,7 +14,7 @@ use gridsched_reservation::coalloc::{
     audit, make_advance_reservations, requests_from_swf,
 };
 use gridsched_sim::StreamKey;
-use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
+use gridsched_workload::swf::{SwfLoadOptions, load_swf};
 
 /// Table 5.1's machine sizes for the thesis's logs (used when `--servers` is not given).
 const TABLE_5_1: [(&str, u32); 3] = [("CTC", 512), ("KTH", 128), ("HPC2N", 240)];
@@ -143,7 +143,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
     if !(0.0..=1.0).contains(&args.ar_fraction) {
         bail!("--ar-fraction must be in [0, 1], got {}", args.ar_fraction);
     }
-    let path = trace_path(&data_dir(args.data_dir.as_deref()), &args.trace);
+    let path = crate::trace::log_path(&args.trace, args.data_dir.as_deref())?;
     let log = load_swf(&path, SwfLoadOptions { limit: args.limit })?;
     for w in log.report.warnings() {
         eprintln!("{}: {w}", path.display());

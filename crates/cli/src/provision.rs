@@ -16,7 +16,7 @@ use gridsched_sim::StreamKey;
 use gridsched_workflow::{
     CyberShake, GBIT, ReadOptions, SyntheticWorkflow, TransferModel, Workflow, read_workflow,
 };
-use gridsched_workload::swf::{DATA_ENV, SwfLoadOptions, TRACES, data_dir, load_swf, trace_path};
+use gridsched_workload::swf::{SwfLoadOptions, load_swf};
 
 use crate::out;
 
@@ -196,25 +196,7 @@ pub(crate) fn load_site(
     limit: Option<usize>,
     data: Option<&Path>,
 ) -> Result<(Vec<gridsched_batch::Job>, u32, String)> {
-    let dir = data_dir(data);
-    let path = trace_path(&dir, trace);
-    if !path.exists() {
-        // The reader's own message repeats the OS error and does not say where short names
-        // are looked up.
-        let names: Vec<&str> = TRACES.iter().map(|(n, _)| *n).collect();
-        if names.iter().any(|n| n.eq_ignore_ascii_case(trace)) {
-            bail!(
-                "{}: no such file (log `{trace}` of the data directory {}; give --data-dir or set {DATA_ENV})",
-                path.display(),
-                dir.display()
-            );
-        }
-        bail!(
-            "{trace}: no such file, and not a log name ({}) of the data directory {}",
-            names.join(", "),
-            dir.display()
-        );
-    }
+    let path = crate::trace::log_path(trace, data)?;
     let log = load_swf(&path, SwfLoadOptions { limit })?;
     let procs = match procs {
         Some(0) => bail!("{procs_flag} must be positive"),

@@ -12,7 +12,7 @@ use gridsched_batch::{
     Compression, Config, Estimates, Platform, Policy, Simulator, Summary, audit, swf::trace_jobs,
     write_batsim_csv,
 };
-use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
+use gridsched_workload::swf::{SwfLoadOptions, load_swf};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum PolicyArg {
@@ -99,7 +99,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     if args.limit == Some(0) {
         bail!("--limit must be positive");
     }
-    let path = trace_path(&data_dir(args.data_dir.as_deref()), &args.trace);
+    let path = crate::trace::log_path(&args.trace, args.data_dir.as_deref())?;
     let t0 = Instant::now();
     let log = load_swf(&path, SwfLoadOptions { limit: args.limit })?;
     let procs = match args.procs {

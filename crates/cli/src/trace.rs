@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gridsched_workload::swf::{
-    Distribution, RequestConversion, SwfLoadOptions, SwfLog, TraceSummary, data_dir, ecdf,
-    file_sha256, load_swf, trace_path, write_jobs_csv, write_requests_csv,
+    DATA_ENV, Distribution, RequestConversion, SwfLoadOptions, SwfLog, TRACES, TraceSummary,
+    data_dir, ecdf, file_sha256, load_swf, trace_path, write_jobs_csv, write_requests_csv,
 };
 
 #[derive(Debug, Subcommand)]
@@ -36,18 +36,38 @@ pub struct TraceInput {
     limit: Option<usize>,
 }
 
+/// The file a `--trace` names (a path, or a short name in the data directory), or an error
+/// that says where it was looked for and how to point elsewhere: `--data-dir`,
+/// `$GRIDSCHED_DATA`, and data/README.md for where the logs come from.
+pub(crate) fn log_path(trace: &str, data: Option<&std::path::Path>) -> Result<PathBuf> {
+    let dir = data_dir(data);
+    let path = trace_path(&dir, trace);
+    if path.exists() {
+        return Ok(path);
+    }
+    let names: Vec<&str> = TRACES.iter().map(|(n, _)| *n).collect();
+    if names.iter().any(|n| n.eq_ignore_ascii_case(trace)) {
+        anyhow::bail!(
+            "{}: no such file (the log `{trace}` of the data directory {}; give --data-dir or set {DATA_ENV}; data/README.md says where the logs come from)",
+            path.display(),
+            dir.display()
+        );
+    }
+    anyhow::bail!(
+        "{trace}: no such file, and not a log name ({}) of the data directory {}",
+        names.join(", "),
+        dir.display()
+    );
+}
+
 impl TraceInput {
-    fn path(&self) -> PathBuf {
+    fn load(&self) -> Result<(PathBuf, SwfLog)> {
         let name = self
             .file
             .as_deref()
             .or(self.trace.as_deref())
-            .expect("clap requires FILE or --trace");
-        trace_path(&data_dir(self.data_dir.as_deref()), name)
-    }
-
-    fn load(&self) -> Result<(PathBuf, SwfLog)> {
-        let path = self.path();
+            .unwrap_or_default();
+        let path = log_path(name, self.data_dir.as_deref())?;
         let log = load_swf(&path, SwfLoadOptions { limit: self.limit })?;
         Ok((path, log))
     }

@@ -491,4 +491,23 @@ fn data_dir_and_trace_are_accepted_everywhere() {
     assert_eq!(by_flag.stdout, positional.stdout);
     let both = gridsched(&["trace", "info", "x", "--trace", "y"]);
     assert!(!both.status.success());
+
+    // A short name missing from the data directory: every log-reading command says where it
+    // looked and how to point elsewhere, once.
+    for cmd in [
+        vec!["replay", "--policy", "easy", "--out", "-"],
+        vec!["coalloc", "--out", "-"],
+        vec!["trace", "info"],
+    ] {
+        let mut args = cmd.clone();
+        args.extend(["--trace", "KTH", "--data-dir", missing.to_str().unwrap()]);
+        let out = gridsched(&args);
+        assert!(!out.status.success());
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("GRIDSCHED_DATA") && err.contains("data/README.md"),
+            "{cmd:?}: {err}"
+        );
+        assert_eq!(err.matches("no such file").count(), 1, "{err}");
+    }
 }
