@@ -174,16 +174,27 @@ pub fn run(args: MapArgs) -> Result<()> {
     }
 }
 
-/// The file to read: `path` if it exists, else `<data>/etc/braun/<path>` or `<data>/<path>`.
-fn locate(path: &Path, data_dir: Option<&Path>) -> PathBuf {
+/// The file to read: `path` if it exists, else `<data>/etc/braun/<path>` or `<data>/<path>`;
+/// if none exists, an error listing the places tried and how to point elsewhere.
+fn locate(path: &Path, data_dir: Option<&Path>) -> Result<PathBuf> {
     if path.exists() || path.is_absolute() {
-        return path.to_path_buf();
+        return Ok(path.to_path_buf());
     }
     let data = data::data_dir(data_dir);
-    [data.join("etc").join("braun").join(path), data.join(path)]
-        .into_iter()
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| path.to_path_buf())
+    let tried = [
+        path.to_path_buf(),
+        data.join("etc").join("braun").join(path),
+        data.join(path),
+    ];
+    if let Some(p) = tried[1..].iter().find(|p| p.is_file()) {
+        return Ok(p.clone());
+    }
+    let list: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+    bail!(
+        "{}: no such file; tried {} (give --data-dir or set GRIDSCHED_DATA; data/README.md says where the ETC matrices come from)",
+        path.display(),
+        list.join(", ")
+    )
 }
 
 fn heuristic(a: &RunArgs) -> Result<Heuristic> {
@@ -221,7 +232,7 @@ fn heuristic(a: &RunArgs) -> Result<Heuristic> {
 fn map(a: RunArgs) -> Result<()> {
     let h = heuristic(&a)?;
     let given = a.etc.clone().unwrap_or_default();
-    let path = locate(&given, a.data_dir.as_deref());
+    let path = locate(&given, a.data_dir.as_deref())?;
     let format = a.format.map_or_else(|| Format::guess(&path), Format::from);
     let shape = match (a.tasks, a.machines) {
         (Some(t), Some(m)) => Some((t, m)),

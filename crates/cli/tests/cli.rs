@@ -511,3 +511,27 @@ fn data_dir_and_trace_are_accepted_everywhere() {
         assert_eq!(err.matches("no such file").count(), 1, "{err}");
     }
 }
+
+/// `map --etc NAME` that is nowhere: the error lists every place tried and the fix, once.
+#[test]
+fn a_missing_etc_matrix_names_the_places_tried() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = gridsched(&[
+        "map",
+        "--etc",
+        "u_c_nowhere.0",
+        "--heuristic",
+        "min-min",
+        "--data-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    let braun = dir.path().join("etc").join("braun").join("u_c_nowhere.0");
+    assert!(err.contains(&braun.display().to_string()), "{err}");
+    assert!(
+        err.contains("GRIDSCHED_DATA") && err.contains("data/README.md"),
+        "{err}"
+    );
+    assert_eq!(err.matches("no such file").count(), 1, "{err}");
+}
