@@ -31,12 +31,19 @@ use rand_chacha::ChaCha8Rng;
 
 const REQUESTS: usize = 5_000;
 
-fn stream(servers: u32, count: usize, seed: u64) -> Vec<CoallocRequest> {
+/// Poisson arrivals at offered load 0.7 of `servers` for jobs of mean width `mean_n`,
+/// log-uniform durations in [1 min, 10 h], s_r = q_r; `width` draws each job's width (after its
+/// arrival and duration, from the same generator).
+fn stream_with(
+    servers: u32,
+    count: usize,
+    seed: u64,
+    mean_n: f64,
+    width: impl Fn(&mut ChaCha8Rng) -> u32,
+) -> Vec<CoallocRequest> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (lo, hi) = (60f64.ln(), 36_000f64.ln());
     let mean_len = (36_000.0 - 60.0) / (hi - lo);
-    let wide = (servers / 4).max(1);
-    let mean_n = 0.5 * 1.0 + 0.5 * (f64::from(wide) + 1.0) / 2.0;
     let rate = 0.7 * f64::from(servers) / (mean_n * mean_len);
     let mut t = 0.0f64;
     (0..count)
@@ -44,11 +51,7 @@ fn stream(servers: u32, count: usize, seed: u64) -> Vec<CoallocRequest> {
             let u: f64 = rng.random();
             t += -(1.0 - u).ln() / rate;
             let len = (lo + (hi - lo) * rng.random::<f64>()).exp().round() as i64;
-            let n = if rng.random::<bool>() {
-                1
-            } else {
-                rng.random_range(1..=wide)
-            };
+            let n = width(&mut rng);
             let submit = t.round() as i64;
             CoallocRequest {
                 id: i as u64,
@@ -62,33 +65,28 @@ fn stream(servers: u32, count: usize, seed: u64) -> Vec<CoallocRequest> {
         .collect()
 }
 
+/// Half the jobs on one server, half on U{1..N/4}.
+fn stream(servers: u32, count: usize, seed: u64) -> Vec<CoallocRequest> {
+    let wide = (servers / 4).max(1);
+    let mean_n = 0.5 * 1.0 + 0.5 * (f64::from(wide) + 1.0) / 2.0;
+    stream_with(servers, count, seed, mean_n, |rng| {
+        if rng.random::<bool>() {
+            1
+        } else {
+            rng.random_range(1..=wide)
+        }
+    })
+}
+
 /// The `coalloc/large-n` stream: widths log-uniform in 1 ..= 1,024 whatever `servers`, offered
 /// load 0.7 of `servers`, the same durations as [`stream`].
 fn wide_stream(servers: u32, count: usize, seed: u64) -> Vec<CoallocRequest> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let (lo, hi) = (60f64.ln(), 36_000f64.ln());
-    let mean_len = (36_000.0 - 60.0) / (hi - lo);
     let max_w = 1024f64;
     let mean_n = (max_w - 1.0) / max_w.ln();
-    let rate = 0.7 * f64::from(servers) / (mean_n * mean_len);
-    let mut t = 0.0f64;
-    (0..count)
-        .map(|i| {
-            let u: f64 = rng.random();
-            t += -(1.0 - u).ln() / rate;
-            let len = (lo + (hi - lo) * rng.random::<f64>()).exp().round() as i64;
-            let n = (max_w.ln() * rng.random::<f64>()).exp().floor() as u32;
-            let submit = t.round() as i64;
-            CoallocRequest {
-                id: i as u64,
-                submit,
-                start: submit,
-                length: len.max(1),
-                servers: n.clamp(1, servers),
-                batch_wait: None,
-            }
-        })
-        .collect()
+    stream_with(servers, count, seed, mean_n, |rng| {
+        let n = (max_w.ln() * rng.random::<f64>()).exp().floor() as u32;
+        n.clamp(1, servers)
+    })
 }
 
 fn config(servers: u32, quantum: i64) -> CoallocConfig {
