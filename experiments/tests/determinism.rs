@@ -148,3 +148,41 @@ fn an_interrupted_sweep_resumes_without_recomputing() {
         "resumed values differ from a clean run"
     );
 }
+
+#[test]
+fn replot_redraws_exactly_the_figure_a_run_wrote() {
+    let registry = gridsched_experiments::registry().unwrap();
+    // A line figure run at a non-default size (read back from its provenance), a Gantt chart
+    // and a grouped bar chart.
+    let exps = experiments(&registry, &["fig-3.4", "kumar-fig-4.2", "kumar-fig-5.4"]);
+    let refs: Vec<&Experiment> = exps.iter().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let project = temp_project(dir.path());
+    reproduce(&refs[..1], &small(2), Some(&project)).unwrap();
+    let quick = RunOptions {
+        scale: Some(Scale::Quick),
+        threads: Some(2),
+        ..RunOptions::default()
+    };
+    reproduce(&refs[1..], &quick, Some(&project)).unwrap();
+    for exp in &exps {
+        let svg = project.figure_svg(exp, Scale::Quick);
+        let written = std::fs::read(&svg).unwrap();
+        std::fs::remove_file(&svg).unwrap();
+        let redrawn = gridsched_repro::reproduce::replot(exp, Scale::Quick, &project)
+            .unwrap()
+            .unwrap();
+        assert_eq!(redrawn, svg);
+        assert!(
+            std::fs::read(&svg).unwrap() == written,
+            "{}: replot differs from the run's SVG",
+            exp.spec.id
+        );
+        // No results at the other scale: nothing to redraw.
+        assert!(
+            gridsched_repro::reproduce::replot(exp, Scale::Paper, &project)
+                .unwrap()
+                .is_none()
+        );
+    }
+}

@@ -35,6 +35,9 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Combine the shard outputs of `reproduce --shard k/N` into the files an unsharded run writes.
     Merge(reproduce::MergeArgs),
+    /// Redraw figures from the results already in data/ (after a change of the plotting code),
+    /// without running anything.
+    Replot(reproduce::ReplotArgs),
     /// Write REPRODUCTION.md from the results in data/ (paper scale where present, else quick).
     Report(reproduce::ReportArgs),
     /// Regenerate the results section and plots of docs/benchmarks.md from `cargo bench` output.
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Command::List => reproduce::list(),
         Command::Reproduce(args) => reproduce::reproduce(args),
         Command::Merge(args) => reproduce::merge(args),
+        Command::Replot(args) => reproduce::replot(args),
         Command::Report(args) => reproduce::report(args),
         Command::BenchReport(args) => bench::report(args),
         Command::Schedule(cmd) => schedule::run(cmd),

@@ -297,6 +297,60 @@ pub fn merge(args: MergeArgs) -> Result<()> {
 }
 
 #[derive(Debug, Args)]
+pub struct ReplotArgs {
+    /// Experiment ids whose figures to redraw.
+    #[arg(required_unless_present = "all")]
+    ids: Vec<String>,
+    /// Redraw every experiment that has results.
+    #[arg(long, conflicts_with = "ids")]
+    all: bool,
+    /// Only this scale (quick or paper); default: both, wherever results exist.
+    #[arg(long, value_parser = parse_scale)]
+    scale: Option<Scale>,
+    /// Project root holding data/ and figures/ (default: found from the current directory).
+    #[arg(long)]
+    root: Option<PathBuf>,
+}
+
+/// Redraws SVGs from the runs CSVs in data/: the summaries, claims and CSVs are untouched.
+pub fn replot(args: ReplotArgs) -> Result<()> {
+    let registry = registry()?;
+    let project = project(args.root)?;
+    let experiments = selected(&registry, &args.ids, args.all)?;
+    let scales = match args.scale {
+        Some(s) => vec![s],
+        None => vec![Scale::Quick, Scale::Paper],
+    };
+    let mut drawn = 0;
+    for exp in &experiments {
+        let mut any = false;
+        for &scale in &scales {
+            if let Some(svg) = gridsched_repro::reproduce::replot(exp, scale, &project)? {
+                let shown = svg.strip_prefix(&project.root).unwrap_or(&svg);
+                println!("{}: redrew {}", exp.spec.id, shown.display());
+                drawn += 1;
+                any = true;
+            }
+        }
+        if !any && !args.all {
+            bail!(
+                "{}: no results in data/{}/ to redraw; run `gridsched reproduce {}` first",
+                exp.spec.id,
+                exp.paper.key,
+                exp.spec.id
+            );
+        }
+    }
+    if drawn == 0 {
+        bail!(
+            "no results found under {}",
+            project.root.join("data").display()
+        );
+    }
+    Ok(())
+}
+
+#[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Output file (default: REPRODUCTION.md at the project root).
     #[arg(long)]

@@ -87,6 +87,21 @@ fn reproduce_writes_csv_svg_and_prints_claims() {
     assert!(report.contains("castillo-fig-3.4"));
     assert!(report.contains("figures/castillo/fig-3.4.quick.svg"));
     assert!(report.contains("Not run yet: `cargo reproduce castillo-fig-3.5`"));
+    // `replot` redraws the same bytes from the results, and says when there are none.
+    let svg = dir.path().join("figures/castillo/fig-3.4.quick.svg");
+    let written = std::fs::read(&svg).unwrap();
+    std::fs::remove_file(&svg).unwrap();
+    let out = gridsched(&["replot", "fig-3.4", "--root", root]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("redrew figures/castillo/fig-3.4.quick.svg"));
+    assert!(std::fs::read(&svg).unwrap() == written);
+    let out = gridsched(&["replot", "fig-3.5", "--root", root]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no results"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -100,7 +100,8 @@ pub struct PlotSeries {
 /// Everything needed to draw one figure; rendering is a pure function of this value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figure {
-    /// Chart title; wrapped onto two lines (or shrunk) when it does not fit the width.
+    /// Chart title; wrapped onto two lines at 22–16 px when it does not fit on one, and onto
+    /// up to four at 15–13 px when it does not fit on two, never inside `a = b`.
     pub caption: String,
     pub x_label: String,
     pub y_label: String,
@@ -548,13 +549,41 @@ fn sample_into(ink: &mut Vec<(i32, i32)>, px: &[(i32, i32)]) {
     }
 }
 
-/// Splits the caption into at most two lines and picks the largest font size that fits.
+/// Caption font sizes, largest first: two lines at any of these beat more lines.
+const CAPTION_SIZES: [f64; 4] = [22.0, 20.0, 18.0, 16.0];
+/// Smaller sizes for captions that need more than two lines, and the most lines allowed.
+const LONG_CAPTION_SIZES: [f64; 3] = [15.0, 14.0, 13.0];
+const MAX_CAPTION_LINES: usize = 4;
+
+/// The caption's unbreakable units: words, with a free-standing operator (`n = 20`,
+/// `W ≤ x`, `a − b`) glued to both neighbours so a line never ends or starts mid-expression.
+fn caption_units(caption: &str) -> Vec<String> {
+    const OPERATORS: [&str; 12] = ["=", "≤", "≥", "<", ">", "−", "-", "+", "×", "/", "~", "≈"];
+    let mut units: Vec<String> = Vec::new();
+    let mut glue_next = false;
+    for word in caption.split_whitespace() {
+        let operator = OPERATORS.contains(&word);
+        match units.last_mut() {
+            Some(last) if operator || glue_next => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => units.push(word.to_string()),
+        }
+        glue_next = operator;
+    }
+    units
+}
+
+/// Splits the caption into lines and picks the largest font size that fits: one or two lines
+/// at 22–16 px, else up to [`MAX_CAPTION_LINES`] lines at 15–13 px, lines balanced in width
+/// (the narrowest limit at which greedy filling needs no more lines than the widest limit).
 fn layout_caption(
     root: &DrawingArea<SVGBackend<'_>, Shift>,
     caption: &str,
 ) -> Result<(Vec<String>, f64), PlotError> {
-    let words: Vec<&str> = caption.split_whitespace().collect();
-    if words.is_empty() {
+    let units = caption_units(caption);
+    if units.is_empty() {
         return Ok((Vec::new(), 0.0));
     }
     let max_w = WIDTH - 40;
@@ -562,24 +591,58 @@ fn layout_caption(
         root.estimate_text_size(s, &TextStyle::from((FONT, size).into_font()))
             .map(|d| d.0)
     };
-    for size in [22.0, 20.0, 18.0, 16.0] {
-        let one = words.join(" ");
-        if width(&one, size)? <= max_w {
-            return Ok((vec![one], size));
+    // Greedy filling under `limit` pixels; `None` if a unit alone is wider.
+    let fill = |limit: u32, size: f64| -> Result<Option<Vec<String>>, PlotError> {
+        let mut lines: Vec<String> = Vec::new();
+        for unit in &units {
+            if let Some(last) = lines.last_mut() {
+                let joined = format!("{last} {unit}");
+                if width(&joined, size)? <= limit {
+                    *last = joined;
+                    continue;
+                }
+            }
+            if width(unit, size)? > limit {
+                return Ok(None);
+            }
+            lines.push(unit.clone());
         }
-        let mut best: Option<(u32, Vec<String>)> = None;
-        for k in 1..words.len() {
-            let lines = vec![words[..k].join(" "), words[k..].join(" ")];
-            let w = width(&lines[0], size)?.max(width(&lines[1], size)?);
-            if best.as_ref().is_none_or(|b| w < b.0) {
-                best = Some((w, lines));
+        Ok(Some(lines))
+    };
+    let balanced = |size: f64, most: usize| -> Result<Option<Vec<String>>, PlotError> {
+        let Some(widest) = fill(max_w, size)? else {
+            return Ok(None);
+        };
+        if widest.len() > most {
+            return Ok(None);
+        }
+        let (mut lo, mut hi, mut best) = (1, max_w, widest);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match fill(mid, size)? {
+                Some(lines) if lines.len() <= best.len() => {
+                    best = lines;
+                    hi = mid;
+                }
+                _ => lo = mid + 1,
             }
         }
-        if let Some((_, lines)) = best.filter(|b| b.0 <= max_w) {
+        Ok(Some(best))
+    };
+    for size in CAPTION_SIZES {
+        if let Some(lines) = balanced(size, 2)? {
             return Ok((lines, size));
         }
     }
-    Ok((vec![words.join(" ")], 16.0))
+    for size in LONG_CAPTION_SIZES {
+        if let Some(lines) = balanced(size, MAX_CAPTION_LINES)? {
+            return Ok((lines, size));
+        }
+    }
+    // Longer than any figure should carry: as many lines as it takes at the smallest size.
+    let size = LONG_CAPTION_SIZES[LONG_CAPTION_SIZES.len() - 1];
+    let lines = fill(max_w, size)?.unwrap_or_else(|| units.clone());
+    Ok((lines, size))
 }
 
 type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickedAxis, TickedAxis>>;
@@ -597,7 +660,7 @@ pub fn render_svg(fig: &Figure) -> Result<String, PlotError> {
         draw_chart(&body, fig)?;
         root.present()?;
     }
-    Ok(svg)
+    Ok(typeset_subscripts(svg))
 }
 
 /// Height of one panel of [`render_panels_svg`], its title included.
@@ -626,11 +689,47 @@ pub fn render_panels_svg(caption: &str, panels: &[Figure]) -> Result<String, Plo
         }
         root.present()?;
     }
-    Ok(svg)
+    Ok(typeset_subscripts(svg))
 }
 
-/// Draws `fig`'s axes, series and legend (not its caption) into `body`.
+/// Draws `fig`'s axes, series and legend (not its caption) into `body`. The legend goes in the
+/// plot area's corner that covers no data; when every corner would cover some (many series
+/// spread over the whole area), it goes in a strip below the chart instead. Which of the two
+/// is decided on a scratch rendering, so the choice depends on the data alone.
 fn draw_chart(body: &DrawingArea<SVGBackend<'_>, Shift>, fig: &Figure) -> Result<(), PlotError> {
+    if fig.series.is_empty() {
+        return plot_lines(body, fig).map(drop);
+    }
+    let names: Vec<&str> = fig.series.iter().map(|s| s.name.as_str()).collect();
+    let font = legend_font();
+    let (w, h) = body.dim_in_pixel();
+    let mut scratch = String::new();
+    let corner_is_free = {
+        let area = SVGBackend::with_string(&mut scratch, (w, h)).into_drawing_area();
+        let (chart, ink) = plot_lines(&area, fig)?;
+        let plot = chart.plotting_area().strip_coord_spec();
+        let size = legend_size(&plot, &names, LINE_SAMPLE, &font, 1)?;
+        best_corner(plot.dim_in_pixel(), size, &ink).1 == 0
+    };
+    if corner_is_free {
+        let (chart, ink) = plot_lines(body, fig)?;
+        let plot = chart.plotting_area().strip_coord_spec();
+        let lb = place_legend(&plot, &names, LINE_SAMPLE, &font, &ink)?;
+        return draw_line_entries(&plot, fig, &lb, &font);
+    }
+    let cols = strip_columns(body, &names, &font)?;
+    let (_, strip_h) = legend_size(body, &names, LINE_SAMPLE, &font, cols)?;
+    let (top, strip) = body.split_vertically(h.saturating_sub(strip_h as u32 + 12));
+    plot_lines(&top, fig)?;
+    let lb = strip_legend(&strip, &names, LINE_SAMPLE, &font, cols)?;
+    draw_line_entries(&strip, fig, &lb, &font)
+}
+
+/// Draws `fig`'s axes and series into `body`; returns the chart and the pixels the data covers.
+fn plot_lines<'a, 'b>(
+    body: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    fig: &Figure,
+) -> Result<(Chart<'a, 'b>, Vec<(i32, i32)>), PlotError> {
     let series = prepare(fig)?;
     let all = || series.iter().flatten();
     let (x0, x1) = axis_range(Axis::X, fig.x_range, fig.x_scale, all().map(|p| p.x), false)?;
@@ -650,7 +749,7 @@ fn draw_chart(body: &DrawingArea<SVGBackend<'_>, Shift>, fig: &Figure) -> Result
     let (aw, ah) = (aw as i32, ah as i32);
     let frame = PathElement::new(vec![(-1, -1), (aw, -1), (aw, ah + 1)], BLACK);
     chart.plotting_area().strip_coord_spec().draw(&frame)?;
-    draw_legend(&chart, fig, &ink)
+    Ok((chart, ink))
 }
 
 /// The frame line charts and Gantt charts share: margins, a y-label area as wide as the widest
@@ -770,45 +869,68 @@ fn legend_font() -> TextStyle<'static> {
     TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Left, VPos::Center))
 }
 
-/// A placed legend box: its upper-left corner and row layout.
+/// Length in pixels of a line chart's legend sample (line and marker).
+const LINE_SAMPLE: i32 = 32;
+/// Legend padding, row height and the gap between columns, in pixels.
+const LEGEND_PAD: i32 = 8;
+const LEGEND_ROW: i32 = 20;
+const LEGEND_COL_GAP: i32 = 24;
+
+/// A placed legend box: its upper-left corner and its grid of entries (row-major).
 struct LegendBox {
     x: i32,
     y: i32,
-    pad: i32,
-    row: i32,
+    cols: usize,
+    col_w: i32,
 }
 
 impl LegendBox {
     /// Where entry `i`'s sample starts (left end, vertical centre).
     fn row(&self, i: usize) -> (i32, i32) {
+        let (r, c) = (i / self.cols, i % self.cols);
         (
-            self.x + self.pad,
-            self.y + self.pad + self.row * i as i32 + self.row / 2 - 2,
+            self.x + LEGEND_PAD + self.col_w * c as i32,
+            self.y + LEGEND_PAD + LEGEND_ROW * r as i32 + LEGEND_ROW / 2 - 2,
         )
     }
 }
 
-/// Sizes a legend of `names` with `sample`-pixel samples, puts it in the corner of the plot
-/// area covering the fewest `ink` pixels (ties: upper-left, upper-right, lower-right,
-/// lower-left, so placement is fixed by the data) and draws its background and frame.
-fn place_legend(
+/// Width of one legend column: sample, gap and the widest name.
+fn legend_column(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     names: &[&str],
     sample: i32,
     font: &TextStyle<'_>,
-    ink: &[(i32, i32)],
-) -> Result<LegendBox, PlotError> {
-    let (aw, ah) = area.dim_in_pixel();
+) -> Result<i32, PlotError> {
     let mut text_w = 0;
     for name in names {
         text_w = text_w.max(area.estimate_text_size(name, font)?.0);
     }
-    let (pad, row) = (8, 20);
-    let (w, h) = (
-        2 * pad + sample + 8 + text_w as i32,
-        2 * pad + row * names.len() as i32 - 4,
-    );
-    let (aw, ah) = (aw as i32, ah as i32);
+    Ok(sample + 8 + text_w as i32)
+}
+
+/// Outer size of a legend of `names` laid out in `cols` columns.
+fn legend_size(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    names: &[&str],
+    sample: i32,
+    font: &TextStyle<'_>,
+    cols: usize,
+) -> Result<(i32, i32), PlotError> {
+    let col = legend_column(area, names, sample, font)?;
+    let rows = names.len().div_ceil(cols.max(1)) as i32;
+    Ok((
+        2 * LEGEND_PAD + col * cols as i32 + LEGEND_COL_GAP * (cols as i32 - 1),
+        2 * LEGEND_PAD + LEGEND_ROW * rows - 4,
+    ))
+}
+
+/// The corner of an `area`-sized plot a `size` legend covers the fewest `ink` pixels in (ties:
+/// upper-left, upper-right, lower-right, lower-left, so placement is fixed by the data), and
+/// how many it covers.
+fn best_corner(area: (u32, u32), size: (i32, i32), ink: &[(i32, i32)]) -> ((i32, i32), usize) {
+    let (aw, ah) = (area.0 as i32, area.1 as i32);
+    let (w, h) = size;
     let corners = [
         (10, 10),
         (aw - w - 10, 10),
@@ -820,29 +942,84 @@ fn place_legend(
             .filter(|&&(x, y)| x >= cx - 4 && x <= cx + w + 4 && y >= cy - 4 && y <= cy + h + 4)
             .count()
     };
-    let (x, y) = corners
+    corners
         .iter()
-        .copied()
-        .min_by_key(covered)
-        .unwrap_or((10, 10));
-    let (x, y) = (x.max(0), y.max(0));
+        .map(|c| (*c, covered(c)))
+        .min_by_key(|c| c.1)
+        .unwrap_or(((10, 10), 0))
+}
+
+/// Draws a legend box's background and frame.
+fn legend_frame(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    (x, y): (i32, i32),
+    (w, h): (i32, i32),
+) -> Result<(), PlotError> {
     let boxed = [(x, y), (x + w, y + h)];
     area.draw(&Rectangle::new(boxed, WHITE.mix(0.9).filled()))?;
     area.draw(&Rectangle::new(boxed, RGBColor(160, 160, 160)))?;
-    Ok(LegendBox { x, y, pad, row })
+    Ok(())
 }
 
-/// Draws the legend inside the plot area, in the corner covering the fewest drawn pixels
-/// (ties: upper-left, upper-right, lower-right, lower-left), so placement is fixed by the data.
-fn draw_legend(chart: &Chart<'_, '_>, fig: &Figure, ink: &[(i32, i32)]) -> Result<(), PlotError> {
-    if fig.series.is_empty() {
-        return Ok(());
-    }
-    let area = chart.plotting_area().strip_coord_spec();
-    let font = legend_font();
-    let names: Vec<&str> = fig.series.iter().map(|s| s.name.as_str()).collect();
-    let sample = 32;
-    let lb = place_legend(&area, &names, sample, &font, ink)?;
+/// Sizes a one-column legend of `names` with `sample`-pixel samples, puts it in the
+/// [`best_corner`] of the plot area and draws its background and frame.
+fn place_legend(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    names: &[&str],
+    sample: i32,
+    font: &TextStyle<'_>,
+    ink: &[(i32, i32)],
+) -> Result<LegendBox, PlotError> {
+    let size = legend_size(area, names, sample, font, 1)?;
+    let ((x, y), _) = best_corner(area.dim_in_pixel(), size, ink);
+    let (x, y) = (x.max(0), y.max(0));
+    legend_frame(area, (x, y), size)?;
+    Ok(LegendBox {
+        x,
+        y,
+        cols: 1,
+        col_w: 0,
+    })
+}
+
+/// How many columns a legend strip below the chart has: as many as fit across the figure.
+fn strip_columns(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    names: &[&str],
+    font: &TextStyle<'_>,
+) -> Result<usize, PlotError> {
+    let col = legend_column(area, names, LINE_SAMPLE, font)?;
+    let room = area.dim_in_pixel().0 as i32 - 40 - 2 * LEGEND_PAD + LEGEND_COL_GAP;
+    Ok(((room / (col + LEGEND_COL_GAP)).max(1) as usize).min(names.len()))
+}
+
+/// Draws a `cols`-column legend frame centred in `strip` (the area below the chart).
+fn strip_legend(
+    strip: &DrawingArea<SVGBackend<'_>, Shift>,
+    names: &[&str],
+    sample: i32,
+    font: &TextStyle<'_>,
+    cols: usize,
+) -> Result<LegendBox, PlotError> {
+    let size = legend_size(strip, names, sample, font, cols)?;
+    let x = ((strip.dim_in_pixel().0 as i32 - size.0) / 2).max(0);
+    legend_frame(strip, (x, 0), size)?;
+    Ok(LegendBox {
+        x,
+        y: 0,
+        cols,
+        col_w: legend_column(strip, names, sample, font)? + LEGEND_COL_GAP,
+    })
+}
+
+/// Draws each series' sample (line, dash pattern, marker) and name at its legend slot.
+fn draw_line_entries(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    fig: &Figure,
+    lb: &LegendBox,
+    font: &TextStyle<'_>,
+) -> Result<(), PlotError> {
+    let sample = LINE_SAMPLE;
     for (i, s) in fig.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let (x, y) = lb.row(i);
@@ -859,7 +1036,7 @@ fn draw_legend(chart: &Chart<'_, '_>, fig: &Figure, ink: &[(i32, i32)]) -> Resul
         if fig.kind == PlotKind::Lines {
             area.draw(&marker((x + sample / 2, y), i, color))?;
         }
-        area.draw_text(&s.name, &font, (x + sample + 8, y))?;
+        area.draw_text(&s.name, font, (x + sample + 8, y))?;
     }
     Ok(())
 }
@@ -1132,8 +1309,12 @@ pub fn render_bars_svg(chart_spec: &BarChart) -> Result<String, PlotError> {
         draw_swatch_legend(&chart, &entries, &ink)?;
         root.present()?;
     }
-    Ok(svg)
+    Ok(typeset_subscripts(svg))
 }
+
+/// The Gantt chart's footnote: what its two shades of a row's colour mean.
+const GANTT_SHADES_NOTE: &str =
+    "Light and dark shades alternate between consecutive tasks on the same row.";
 
 /// Renders a Gantt chart as an SVG document of [`WIDTH`] × [`HEIGHT`] pixels: row 0 at the
 /// top, boxes filled by row colour (alternating shades), each labelled when its label fits.
@@ -1158,7 +1339,13 @@ pub fn render_gantt_svg(g: &GanttChart) -> Result<String, PlotError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        let body = titled(&root, &g.caption)?;
+        let titled_body = titled(&root, &g.caption)?;
+        // The key to the shades, as a footnote under the time axis.
+        let (_, body_h) = titled_body.dim_in_pixel();
+        let (body, footnote) = titled_body.split_vertically(body_h.saturating_sub(22));
+        let note_font =
+            TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+        footnote.draw_text(GANTT_SHADES_NOTE, &note_font, (WIDTH as i32 / 2, 2))?;
         // Row 0 at the top: categorical position i holds row rows-1-i.
         let labels: Vec<String> = g.rows.iter().rev().cloned().collect();
         let mut chart = house_chart(
@@ -1216,7 +1403,71 @@ pub fn render_gantt_svg(g: &GanttChart) -> Result<String, PlotError> {
         chart.plotting_area().strip_coord_spec().draw(&frame)?;
         root.present()?;
     }
-    Ok(svg)
+    Ok(typeset_subscripts(svg))
+}
+
+/// Renders the documents' subscript notation (`W_j`, `l_r`, `s'_r`, `W_sub`) as subscripts in
+/// every text element of a rendered SVG: plotters escapes text, so the markup is added after.
+///
+/// A subscript is `_` followed by one to three letters or digits, after a single letter
+/// (optionally primed) that does not continue a word, so identifiers such as `wait_req_h`
+/// are left as they are.
+fn typeset_subscripts(svg: String) -> String {
+    if !svg.contains('_') {
+        return svg;
+    }
+    let mut out = String::with_capacity(svg.len() + 256);
+    let mut in_text = false;
+    for line in svg.split_inclusive('\n') {
+        if line.starts_with("<text") {
+            in_text = true;
+            out.push_str(line);
+        } else if line.starts_with("</text>") {
+            in_text = false;
+            out.push_str(line);
+        } else if in_text && line.contains('_') {
+            subscript_line(line, &mut out);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Appends `text` (one line of escaped SVG text) to `out` with its subscripts marked up.
+fn subscript_line(text: &str, out: &mut String) {
+    const PRIME: &str = "&apos;";
+    let bytes = text.as_bytes();
+    let word_char = |c: char| c.is_alphanumeric() || c == '_';
+    let mut copied = 0;
+    for (i, _) in text.match_indices('_') {
+        // The base: one letter, optionally followed by a prime, not continuing a word.
+        let before = &text[..i];
+        let unprimed = before
+            .strip_suffix(PRIME)
+            .or_else(|| before.strip_suffix('\''));
+        let stem = unprimed.unwrap_or(before);
+        let mut base = stem.chars().rev();
+        let Some(letter) = base.next() else { continue };
+        if !letter.is_alphabetic() || base.next().is_some_and(word_char) {
+            continue;
+        }
+        // The subscript: 1–3 ASCII letters or digits, then the end of the word.
+        let sub_len = bytes[i + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
+        let after = text[i + 1 + sub_len..].chars().next();
+        if !(1..=3).contains(&sub_len) || after.is_some_and(word_char) || i < copied {
+            continue;
+        }
+        out.push_str(&text[copied..i]);
+        out.push_str("<tspan baseline-shift=\"sub\" font-size=\"75%\">");
+        out.push_str(&text[i + 1..i + 1 + sub_len]);
+        out.push_str("</tspan>");
+        copied = i + 1 + sub_len;
+    }
+    out.push_str(&text[copied..]);
 }
 
 #[cfg(test)]
@@ -1420,7 +1671,15 @@ mod tests {
     fn gantt_charts_are_deterministic_and_labelled() {
         let a = render_gantt_svg(&gantt()).unwrap();
         assert_eq!(a, render_gantt_svg(&gantt()).unwrap());
-        for text in ["R1", "R3", "t1", "t9", "makespan 4.66", "Time"] {
+        for text in [
+            "R1",
+            "R3",
+            "t1",
+            "t9",
+            "makespan 4.66",
+            "Time",
+            GANTT_SHADES_NOTE,
+        ] {
             assert!(a.contains(text), "{text}");
         }
         // A box too narrow for its label is drawn without it.

@@ -354,6 +354,55 @@ pub fn write_outputs(
     Ok(files)
 }
 
+/// Re-renders an experiment's SVG at `scale` from its results in `data/` (the runs CSV, plus
+/// the timing CSV if any) without running anything: what a change of the plotting code needs,
+/// since re-running paper-scale sweeps to redraw them would take hours. The summary table is
+/// recomputed from the runs exactly as a run computes it, so a replot of untouched results is
+/// byte-identical to the SVG the run wrote. The run's size comes from its provenance file
+/// (the scale's own size when that is absent, as for the untracked quick provenance).
+/// Returns `None` when the experiment has no results at this scale.
+pub fn replot(
+    exp: &Experiment,
+    scale: Scale,
+    project: &Project,
+) -> Result<Option<PathBuf>, HarnessError> {
+    let runs = project.runs_csv(exp, scale);
+    if !runs.is_file() {
+        return Ok(None);
+    }
+    let (id, read_scale, mut values) = output::read_runs_csv(&runs)?;
+    if id != exp.spec.id || read_scale != scale {
+        return Err(HarnessError::Data(format!(
+            "{}: holds {id} at {} scale",
+            runs.display(),
+            read_scale.name()
+        )));
+    }
+    let timing = project.timing_csv(exp, scale);
+    if timing.is_file() {
+        values.append(&mut output::read_runs_csv(&timing)?.2);
+    }
+    let mut size = exp
+        .sweep
+        .scale(scale)
+        .ok_or_else(|| HarnessError::Spec(format!("{}: no {} scale", exp.spec.id, scale.name())))?;
+    let meta = project.meta_json(exp, scale);
+    if let Ok(text) = std::fs::read_to_string(&meta) {
+        let json: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| HarnessError::Data(format!("{}: {e}", meta.display())))?;
+        let field = |k: &str| json.get(k).and_then(serde_json::Value::as_u64);
+        if let (Some(r), Some(j)) = (field("replications"), field("jobs_per_replication")) {
+            size.replications = u32::try_from(r)
+                .map_err(|_| HarnessError::Data(format!("{}: replications {r}", meta.display())))?;
+            size.jobs = j;
+        }
+    }
+    let table = summarize(exp, &values);
+    let svg = project.figure_svg(exp, scale);
+    output::write_atomic(&svg, render_figure(exp, &table, scale, size)?.as_bytes())?;
+    Ok(Some(svg))
+}
+
 /// The SVG of an experiment's figure, by its `plot.kind`.
 pub fn render_figure(
     exp: &Experiment,

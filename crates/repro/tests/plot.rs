@@ -346,3 +346,101 @@ fn panels_stack_with_their_own_titles_legends_and_a_shared_caption() {
         Err(PlotError::NoData)
     ));
 }
+
+/// The text lines of an SVG with the `y` of their element, in document order.
+fn texts(svg: &str) -> Vec<(f64, String)> {
+    let mut out = Vec::new();
+    let mut lines = svg.lines();
+    while let Some(line) = lines.next() {
+        if let Some(rest) = line.strip_prefix("<text") {
+            let y = rest
+                .split("y=\"")
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(f64::NAN);
+            out.push((y, lines.next().unwrap_or("").to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn very_long_captions_take_more_lines_and_never_split_an_expression() {
+    let mut fig = sweep();
+    fig.caption = "easy-replay. Waiting-time CDF: the wait each job had on the real machine \
+        (SWF field 3) and under our EASY backfilling replay of the same log (requested times \
+        as estimates, jobs killed at them), KTH-SP2 and CTC-SP2, with n = 20 and x̄ = 3.28 \
+        and q = 0.1 [gridsched, paper scale: whole logs, one deterministic run]"
+        .into();
+    let svg = render_svg(&fig).unwrap();
+    let caption_lines: Vec<String> = texts(&svg)
+        .into_iter()
+        .take_while(|(y, _)| *y < 80.0)
+        .map(|t| t.1)
+        .collect();
+    assert!(caption_lines.len() >= 3, "{caption_lines:?}");
+    // Every word is drawn, in order, and nothing is lost at the edges.
+    assert_eq!(caption_lines.join(" "), fig.caption);
+    for line in &caption_lines {
+        assert!(
+            !line.ends_with(" =") && !line.starts_with("= "),
+            "expression split: {line:?}"
+        );
+    }
+}
+
+#[test]
+fn subscripts_are_typeset_and_identifiers_are_not() {
+    let mut fig = sweep();
+    fig.caption = "Average waiting time (W_r) between s_r and s'_r; W_sub".into();
+    fig.y_label = "wait_req_h and u_c_hihi".into();
+    let svg = render_svg(&fig).unwrap();
+    let sub = |s: &str| format!("<tspan baseline-shift=\"sub\" font-size=\"75%\">{s}</tspan>");
+    assert!(
+        svg.contains(&format!(
+            "(W{}) between s{} and s&apos;{}; W{}",
+            sub("r"),
+            sub("r"),
+            sub("r"),
+            sub("sub")
+        )),
+        "{svg}"
+    );
+    assert!(svg.contains("wait_req_h and u_c_hihi"));
+}
+
+#[test]
+fn a_legend_that_would_cover_data_in_every_corner_goes_below_the_chart() {
+    // Flat lines at the top and the bottom of the range: every corner has data.
+    let line = |name: &str, y: f64| {
+        series(
+            name,
+            (0..=10).map(|i| PlotPoint::new(f64::from(i), y)).collect(),
+        )
+    };
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let mut s: Vec<PlotSeries> = names
+        .iter()
+        .enumerate()
+        .map(|(k, n)| line(n, if k % 2 == 0 { 0.5 } else { 9.5 }))
+        .collect();
+    let mut fig = figure(PlotKind::Lines, s.clone());
+    fig.y_range = Some((0.0, 10.0));
+    let svg = render_svg(&fig).unwrap();
+    let x_label_y = texts(&svg).iter().find(|t| t.1 == fig.x_label).unwrap().0;
+    for n in names {
+        let y = texts(&svg).iter().find(|t| t.1 == n).unwrap().0;
+        assert!(
+            y > x_label_y,
+            "legend entry {n} at y {y}, x label at {x_label_y}"
+        );
+    }
+    // With one corner free the legend stays inside the plot, above the x label.
+    s.truncate(1);
+    let fig = figure(PlotKind::Lines, s);
+    let svg = render_svg(&fig).unwrap();
+    let y = texts(&svg).iter().find(|t| t.1 == "a").unwrap().0;
+    let x_label_y = texts(&svg).iter().find(|t| t.1 == fig.x_label).unwrap().0;
+    assert!(y < x_label_y - 40.0, "{y} {:?}", texts(&svg));
+}
