@@ -126,6 +126,26 @@ fn bad_input_names_file_and_line_and_writes_nothing() {
         assert!(text(&o.stderr).contains(want), "{}", text(&o.stderr));
         assert!(!out.exists(), "no output file for {body}");
     }
+    // A machines file that is not there: named once, with no line number.
+    let missing = dir.path().join("nowhere.csv");
+    let o = gridsched(&[
+        "grid",
+        "--policy",
+        "fcfs",
+        "--machines",
+        missing.to_str().unwrap(),
+        "--jobs",
+        m.to_str().unwrap(),
+        "--out",
+        "x.csv",
+    ]);
+    let err = text(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("nowhere.csv: No such file") && !err.contains("nowhere.csv:0"),
+        "{err}"
+    );
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
     // A bad machines file, and a bad Tabu setting.
     let bad_m = dir.path().join("bad-m.csv");
     std::fs::write(&bad_m, "id,cpus,speed\na,0,100\n").unwrap();

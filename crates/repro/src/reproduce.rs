@@ -466,9 +466,25 @@ fn figure_caption(exp: &Experiment, scale: Scale, detail: &str) -> String {
         .replace("tab-", "Table ");
     format!(
         "{number}. {} [gridsched, {} scale: {detail}]",
-        exp.spec.caption,
+        without_own_number(&exp.spec.caption),
         scale.name()
     )
+}
+
+/// A caption without the document's own "Figure 40:" / "Table 4." in front: the title already
+/// numbers the figure, so a caption quoted verbatim would say it twice.
+fn without_own_number(caption: &str) -> &str {
+    for word in ["Figure ", "Fig. ", "Table "] {
+        if let Some(rest) = caption.strip_prefix(word) {
+            let digits = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'));
+            if let Some(end) = digits
+                && let Some(after) = rest[end..].strip_prefix(':')
+            {
+                return after.trim_start();
+            }
+        }
+    }
+    caption
 }
 
 /// The grouped bar chart of an experiment: one group per plotted axis value (its label), one
@@ -800,6 +816,23 @@ pub fn merge(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_caption_that_numbers_itself_is_not_numbered_twice() {
+        assert_eq!(
+            without_own_number("Figure 40: Total Response Times"),
+            "Total Response Times"
+        );
+        assert_eq!(without_own_number("Table 4:  Exp 1"), "Exp 1");
+        for kept in [
+            "Fig. 5.8. Average waiting time",
+            "Figure 3 shows: nothing",
+            "Loss rate against load",
+            "Figure",
+        ] {
+            assert_eq!(without_own_number(kept), kept);
+        }
+    }
     use super::*;
     use crate::registry::Registry;
 

@@ -20,10 +20,10 @@ use crate::workload::MS;
 
 /// A bad input file: what is wrong and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {message}")]
+#[error("{file}{}: {message}", at_line(*.line))]
 pub struct InputError {
     pub file: String,
-    /// 1-based; the header is line 1.
+    /// 1-based; the header is line 1. 0: the file as a whole (it could not be read).
     pub line: usize,
     pub message: String,
 }
@@ -33,6 +33,15 @@ pub struct InputError {
 pub struct MachineRow {
     pub id: String,
     pub machine: Machine,
+}
+
+/// `:N` for a line, nothing for the whole file.
+fn at_line(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(":{line}")
+    }
 }
 
 fn read_text(path: &Path) -> Result<String, InputError> {

@@ -36,11 +36,19 @@ pub fn data_dir(explicit: Option<&Path>) -> PathBuf {
     let from_cwd = std::env::current_dir().ok().and_then(|cwd| {
         cwd.ancestors()
             .find(|d| d.join("Cargo.toml").is_file() && d.join("experiments").is_dir())
-            .map(|root| root.join("..").join("shared").join("data"))
+            .and_then(|root| root.parent())
+            .map(|parent| parent.join("shared").join("data"))
     });
-    from_cwd
-        .filter(|p| p.is_dir())
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"))
+    // The checkout's parent, found by walking up rather than joining `..`, so paths shown in
+    // messages read `/work/shared/data/…`, not `/work/main/crates/sim/../../../shared/data/…`.
+    let built_from = || {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        manifest.ancestors().nth(3).map_or_else(
+            || manifest.join("../../../shared/data"),
+            |p| p.join("shared").join("data"),
+        )
+    };
+    from_cwd.filter(|p| p.is_dir()).unwrap_or_else(built_from)
 }
 
 /// The variable that turns a missing data file into a test failure (CI sets it when the data
