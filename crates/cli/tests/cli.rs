@@ -550,3 +550,33 @@ fn a_missing_etc_matrix_names_the_places_tried() {
     );
     assert_eq!(err.matches("no such file").count(), 1, "{err}");
 }
+
+#[test]
+fn an_experiments_numbers_do_not_depend_on_what_else_the_process_runs() {
+    // alzoubi-calib-trt520 runs H1 on Exp 1 at N = 520 for the sizes alzoubi-table-4's sweep
+    // also runs, under another sweep name: a per-process memo once let whichever ran first
+    // decide the other's numbers. Each, run with the other, must equal itself alone (separate
+    // processes: the memo is process-wide).
+    let run = |ids: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec!["reproduce"];
+        args.extend(ids);
+        args.extend(["--root", dir.path().to_str().unwrap()]);
+        let out = gridsched(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        dir
+    };
+    let ids = ["alzoubi-table-4", "alzoubi-calib-trt520"];
+    let together = run(&ids);
+    for id in ids {
+        let alone = run(&[id]);
+        let csv = |d: &Path| {
+            let name = id.trim_start_matches("alzoubi-");
+            std::fs::read(d.join(format!("data/alzoubi/{name}.quick.csv"))).unwrap()
+        };
+        assert!(
+            csv(together.path()) == csv(alone.path()),
+            "{id} differs when the other runs in the same process"
+        );
+    }
+}

@@ -10,9 +10,10 @@
 //!   `size_mb` under Exp 1, 2 or 3's submission, optionally with Exp 4's rescheduling off or
 //!   Exp 5's OS changes: the §5 metrics (AWT, AET, TRT), saved jobs, the slowest-server bound
 //!   of alzoubi-calib-trt520 and the thesis's H1 TRT (Table 4c) where it prints one. Runs are
-//!   memoized per process, so the figures and tables that share a sweep (or the same
-//!   configuration in another sweep, e.g. Table 7's enabled rows and Table 4's H1 100 GB) run
-//!   it once.
+//!   memoized per process, so the figures and tables that share a sweep run it once. A run
+//!   draws its grid and jobs from its sweep's stream key, so the same configuration in another
+//!   sweep (Table 7's enabled rows, Table 4's H1 100 GB) is another sample, whichever
+//!   experiments one process runs.
 
 use gridsched_hierarchical::hierarchy::{
     DiscoveryTrigger, DonorJob, HierarchyConfig, OsChanges, Proximity, RfcRule, RootLevel,
@@ -413,11 +414,12 @@ impl Model for AlzoubiHierarchy {
         let network = Network::thesis();
         let bound_ms = slowest_server_bound_ms(&network, &config.exec, mb)
             .map_err(ModelError::from_display)?;
-        // Everything a run depends on; two sweeps naming the same configuration share it.
+        // Everything a run depends on, the whole stream key included: the grid and the jobs
+        // are drawn from it, so two sweeps that name the same configuration under different
+        // names must not share a run (they did, by seed and replication alone, and which one
+        // ran first then decided the other's numbers; `experiments/tests/determinism.rs`).
         let memo_key = format!(
-            "{system:?}|{mb}|{n}|{submission:?}|{config:?}|{flooding:?}|{deadline_factor}|{}|{}",
-            key.master_seed(),
-            key.replication_index()
+            "{system:?}|{mb}|{n}|{submission:?}|{config:?}|{flooding:?}|{deadline_factor}|{key:?}"
         );
         static RUNS: Memo<Run> = Memo::new();
         let run = RUNS.get(memo_key, || {
