@@ -2,21 +2,27 @@
 
 use crate::Time;
 
-/// The queue policy.
+/// The queue policy. Each built-in one is a [`Dispatcher`](crate::Dispatcher) of
+/// [`policies`](crate::policies) that this merely selects ([`Builtin::for_config`]), so that
+/// the built-ins have no door into the engine that a policy of yours lacks.
+///
+/// [`Builtin::for_config`]: crate::policies::Builtin::for_config
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Policy {
-    /// First come, first served: the queue head starts when it fits; nothing overtakes it.
+    /// First come, first served: the queue head starts when it fits; nothing overtakes it
+    /// ([`policies::Fcfs`](crate::policies::Fcfs)).
     Fcfs,
     /// EASY (Lifka), also called aggressive backfilling (Singh §2.4 "AB"): the head gets a
     /// reservation at its earliest start; any other job starts now if it fits now and does not
-    /// delay that reservation (nor any fixed reservation).
+    /// delay that reservation (nor any fixed reservation) ([`policies::Easy`](crate::policies::Easy)).
     Easy,
     /// Conservative backfilling (Mu'alem & Feitelson): every queued job holds a reservation at
     /// the earliest start that delays no job ahead of it; see [`Compression`] for early
-    /// completions.
+    /// completions ([`policies::Conservative`](crate::policies::Conservative)).
     Conservative,
     /// Flexible backfilling (Klusáček spec §2.12): EASY over a queue re-sorted at every event
-    /// by a priority of deadline, waiting time and execution time ([`FlexWeights`]).
+    /// by a priority of deadline, waiting time and execution time ([`FlexWeights`];
+    /// [`policies::Easy::flexible`](crate::policies::Easy::flexible)).
     Flexible,
     /// No built-in policy: an external [`Dispatcher`](crate::Dispatcher) decides, through
     /// [`Simulator::run_with`](crate::Simulator::run_with), which waiting jobs start when.

@@ -10,6 +10,9 @@
 //!   ([`Simulator::submit`]); fixed reservations ([`Simulator::add_reservation`]) are blocks no
 //!   job may overlap; the whole state clones cheaply (`Clone`: a few `memcpy`s, the job table
 //!   is shared).
+//! - [`policies`]: the built-in policies, each a [`Dispatcher`] driving the engine through the
+//!   public [`Round`] API only, so a policy of yours ([`Simulator::run_with`]) can do, reuse
+//!   or wrap anything they do.
 //! - [`Profile`]: the availability profile of one machine, flat arrays of free-processor
 //!   changes with `O(log n)` updates and earliest-fit queries; reusable on its own.
 //! - [`Summary`] (wait, slowdown, bounded slowdown, utilization, makespan, killed jobs) and
@@ -56,10 +59,10 @@
 
 mod audit;
 mod config;
-mod conservative;
 mod metrics;
 mod output;
 mod platform;
+pub mod policies;
 pub mod profile;
 mod sim;
 pub mod swf;
@@ -71,8 +74,8 @@ pub use output::{BATSIM_COLUMNS, assign_processors, write_batsim_csv};
 pub use platform::{Machine, Platform};
 pub use profile::Profile;
 pub use sim::{
-    Counters, Dispatcher, JobPhase, JobRecord, LiveReservation, Outcome, ReservationId, Round,
-    RunningJob, Simulator,
+    Counters, Dispatcher, EarlyCompletion, JobPhase, JobRecord, LiveReservation, Outcome,
+    Reservation, ReservationId, Round, RunningJob, Simulator,
 };
 
 /// Simulated time: integer seconds for trace replay (any integer unit for synthetic models).

@@ -128,27 +128,42 @@ impl Profile {
     /// Adds `delta` processors to the level from time `t` on (a change at or before `now`
     /// also changes [`free_now`](Self::free_now)).
     pub fn add(&mut self, t: Time, delta: i64) {
-        self.add_range(t, Time::MAX, delta);
+        self.add_range::<false>(t, Time::MAX, delta);
     }
 
     /// Takes `procs` processors over `[start, end)` (a job or a fixed reservation).
     #[inline]
     pub fn reserve(&mut self, start: Time, end: Time, procs: u32) {
         debug_assert!(start < end, "empty block [{start}, {end})");
-        self.add_range(start, end, -i64::from(procs));
+        self.add_range::<false>(start, end, -i64::from(procs));
+    }
+
+    /// [`reserve`](Self::reserve) only if the block fits (`start ≥ now`): `false`, and the
+    /// profile unchanged, if it would leave fewer than zero processors free anywhere in
+    /// `[start, end)`. The fit test rides on the update's own pass over the block's points, so
+    /// a caller that must check a block before taking it (the simulator refusing an invalid
+    /// reservation) pays no second sweep for the check.
+    pub fn try_reserve(&mut self, start: Time, end: Time, procs: u32) -> bool {
+        debug_assert!(start < end, "empty block [{start}, {end})");
+        if self.add_range::<true>(start, end, -i64::from(procs)) {
+            return true;
+        }
+        self.add_range::<false>(start, end, i64::from(procs));
+        false
     }
 
     /// Gives back a block taken with [`reserve`](Self::reserve) (or the rest of one: a start
     /// at or before `now` gives the processors back from now on).
     #[inline]
     pub fn release(&mut self, start: Time, end: Time, procs: u32) {
-        self.add_range(start, end, i64::from(procs));
+        self.add_range::<false>(start, end, i64::from(procs));
     }
 
-    /// Adds `delta` to the level over `[s, e)` (`e = Time::MAX`: forever).
-    fn add_range(&mut self, s: Time, e: Time, delta: i64) {
+    /// Adds `delta` to the level over `[s, e)` (`e = Time::MAX`: forever). With `CHECK`,
+    /// returns whether no level over the range is negative afterwards; without, `true`.
+    fn add_range<const CHECK: bool>(&mut self, s: Time, e: Time, delta: i64) -> bool {
         if delta == 0 || e <= self.now || e <= s {
-            return;
+            return true;
         }
         let a = if s <= self.now {
             self.head
@@ -163,14 +178,27 @@ impl Profile {
         if s <= self.now {
             self.free_now += delta;
         }
-        for l in &mut self.levels[a..b] {
-            *l += delta;
-        }
+        let ok = if CHECK {
+            // The sign bit of the OR of the new levels: whether any is negative, with plain
+            // SSE2 ops in the update's own loop (no packed 64-bit compare or minimum there).
+            let mut or = if s <= self.now { self.free_now } else { 0 };
+            for l in &mut self.levels[a..b] {
+                *l += delta;
+                or |= *l;
+            }
+            or >= 0
+        } else {
+            for l in &mut self.levels[a..b] {
+                *l += delta;
+            }
+            true
+        };
         // Only the two ends can have become non-changes.
         self.drop_if_flat(b);
         if s > self.now {
             self.drop_if_flat(a);
         }
+        ok
     }
 
     /// The index of the point at `t > now`, inserted (with the level already there) if absent.

@@ -1,5 +1,6 @@
-//! The event-driven engine and the queue policies (FCFS, EASY, Flexible); conservative
-//! backfilling lives in `conservative.rs`.
+//! The event-driven engine and the door policies drive it through ([`Dispatcher`], [`Round`]).
+//! The engine owns time, events, job states, the profiles and the validity of every start,
+//! hold and reservation; the policies, built-in ones included (`policies/`), decide.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -7,6 +8,7 @@ use std::sync::Arc;
 
 use crate::config::{Config, Estimates, MachineSelect, Policy};
 use crate::platform::Platform;
+use crate::policies::Builtin;
 use crate::profile::Profile;
 use crate::{Job, SimError, Time};
 
@@ -27,15 +29,19 @@ pub(crate) struct JobState {
     pub(crate) machine: u32,
     /// Arrival sequence number: queue order.
     pub(crate) seq: u32,
-    /// Planned start while queued (conservative), actual start once running.
+    /// Reserved start while queued ([`Round::reserve`]), actual start once running.
     pub(crate) start: Time,
     /// Actual end once running.
     pub(crate) end: Time,
     /// `start` + the estimate on its machine (the end the scheduler plans with).
     pub(crate) est_end: Time,
-    /// The first start promised to the job (conservative; `Time::MAX` if none), for checks.
+    /// The first start ever reserved for the job (`Time::MAX` if none).
     pub(crate) promise: Time,
     pub(crate) killed: bool,
+    /// The reservation generation `machine`/`start`/`est_end` belong to while queued: the
+    /// job is reserved when it equals [`Simulator::plan`] (0: never), so that
+    /// [`Round::cancel_all`] cancels every reservation in `O(1)`.
+    pub(crate) plan: u32,
 }
 
 impl JobState {
@@ -48,6 +54,7 @@ impl JobState {
         est_end: Time::MIN,
         promise: Time::MAX,
         killed: false,
+        plan: 0,
     };
 }
 
@@ -56,9 +63,10 @@ impl JobState {
 pub struct JobRecord {
     pub job: Job,
     pub phase: JobPhase,
-    /// Machine it runs or ran on (or, queued under conservative backfilling, is planned on).
+    /// Machine it runs or ran on (or, queued with a reservation, is reserved on).
     pub machine: Option<u32>,
-    /// Start (planned start while queued under conservative backfilling).
+    /// Start (the reserved start while queued with a reservation, e.g. under conservative
+    /// backfilling).
     pub start: Option<Time>,
     /// End (once running: when it will end; it is killed then if `killed`).
     pub end: Option<Time>,
@@ -145,140 +153,83 @@ pub struct Counters {
     pub backfill_checks: u64,
 }
 
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct QEntry {
-    pub(crate) idx: u32,
-    pub(crate) procs: u32,
-    /// The estimate at the reference speed.
-    pub(crate) est: Time,
+impl Counters {
+    /// Adds a policy's own work counts (`compressions`, `replanned`, `moved`,
+    /// `backfill_checks`) to the engine's.
+    pub(crate) fn add_policy(&mut self, p: &Counters) {
+        self.compressions += p.compressions;
+        self.replanned += p.replanned;
+        self.moved += p.moved;
+        self.backfill_checks += p.backfill_checks;
+    }
 }
 
-/// A FIFO of waiting jobs with `O(1)` pops at the front and in-place compaction of the rest.
+/// A job that ended before its planned end (see [`Round::early_completions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EarlyCompletion {
+    /// Job index.
+    pub index: u32,
+    pub machine: u32,
+    /// The end the profile held it to: `[now, planned_end)` on `machine` has just been freed.
+    pub planned_end: Time,
+}
+
+/// A waiting job's reservation (see [`Round::reserve`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reservation {
+    pub machine: u32,
+    pub start: Time,
+    /// `start` + the job's planned run time on `machine`.
+    pub end: Time,
+    /// The first start ever reserved for the job: a policy that promises never to delay a
+    /// job (conservative backfilling with exact estimates) can check itself against it.
+    pub first_start: Time,
+}
+
+/// What the engine tells a dispatcher at each round and what the dispatcher asked for: the
+/// notifications since the last round, the waiting list, this round's holds, the wake-up.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct JobQueue {
-    v: Vec<QEntry>,
-    head: usize,
-}
-
-impl JobQueue {
-    fn len(&self) -> usize {
-        self.v.len() - self.head
-    }
-    fn front(&self) -> Option<QEntry> {
-        self.v.get(self.head).copied()
-    }
-    fn pop_front(&mut self) {
-        self.head += 1;
-        if self.head == self.v.len() {
-            self.v.clear();
-            self.head = 0;
-        } else if self.head >= 4096 && self.head * 2 >= self.v.len() {
-            self.v.drain(..self.head);
-            self.head = 0;
-        }
-    }
-    fn push(&mut self, e: QEntry) {
-        self.v.push(e);
-    }
-    fn as_slice(&self) -> &[QEntry] {
-        &self.v[self.head..]
-    }
-    fn as_mut_slice(&mut self) -> &mut [QEntry] {
-        &mut self.v[self.head..]
-    }
-    /// Drops the entries `[k, len)` of the live part.
-    fn truncate(&mut self, k: usize) {
-        self.v.truncate(self.head + k);
-        if self.head == self.v.len() {
-            self.v.clear();
-            self.head = 0;
-        }
-    }
-}
-
-/// State of the FCFS, EASY and Flexible policies.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct QueueState {
-    pub(crate) q: JobQueue,
-    /// Entries (from the head) already examined against the current reservation and free
-    /// capacity; a round with no release and the same head only examines the rest.
-    checked: usize,
-    /// The head's reservation as last promised: (job index, start), for the non-delay check.
-    promise: Option<(u32, Time)>,
-    /// Flexible: (priority, arrival seq, entry) scratch.
-    keys: Vec<(f64, u32, QEntry)>,
-}
-
-/// State of conservative backfilling.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ConsState {
-    /// Queued jobs in queue order (may hold started jobs until the next compaction).
-    pub(crate) q: Vec<u32>,
-    /// Arrivals of this instant, placed after any compression.
-    pub(crate) arrived: Vec<u32>,
-    /// Planned starts: (start, seq, job); an entry is stale unless the job is still queued
-    /// with that planned start.
-    pub(crate) starts: BinaryHeap<Reverse<(Time, u32, u32)>>,
-    /// Base profiles (running jobs and fixed reservations only), one per machine.
-    pub(crate) base: Vec<Profile>,
-    /// Early completions of this instant: (machine, from, estimated end).
-    pub(crate) dirty: Vec<(u32, Time, Time)>,
-    /// A fixed reservation was added or cancelled: the next compression replays everything.
-    pub(crate) full_replay: bool,
-    /// Jobs queued (placed and not started).
-    pub(crate) live: usize,
-    /// Replay scratch: per machine, the regions freed since the replayed jobs were placed.
-    pub(crate) freed: Vec<Vec<Region>>,
-}
-
-/// An interval of one machine's profile freed during a compression, with an upper bound on
-/// the free processors over it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Region {
-    pub(crate) from: Time,
-    pub(crate) to: Time,
-    pub(crate) level: i64,
-}
-
-/// State of an external dispatcher's simulation: what happened since its last round.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ExternalState {
-    /// Jobs that arrived at this instant, in arrival order.
+pub(crate) struct RoundState {
+    /// Jobs that arrived since the last round, in arrival order.
     arrived: Vec<u32>,
-    /// Jobs that completed at this instant, in completion order.
+    /// Jobs that completed since the last round, in completion order.
     completed: Vec<u32>,
+    /// Of those, the ones that ended before their planned end.
+    early: Vec<EarlyCompletion>,
     /// Jobs arrived and not started.
     waiting: usize,
+    /// Waiting jobs in arrival order, plus started ones not yet dropped (compacted when read,
+    /// and when it grows past twice the waiting jobs); kept only from the first
+    /// [`Round::waiting`] on (`tracking`), so that policies with a queue of their own pay
+    /// nothing for it.
+    queue: Vec<u32>,
+    tracking: bool,
     /// The earliest time the dispatcher asked to be called again, if later than now.
     wake: Option<Time>,
-    /// Waiting jobs in arrival order, as of the start of the current round (compacted then).
-    queue: Vec<u32>,
     /// This round's holds: (job, machine, start, end, processors), released when it ends.
     holds: Vec<(u32, u32, Time, Time, u32)>,
 }
 
-#[derive(Debug, Clone)]
-pub(crate) enum PolicyState {
-    Queue(QueueState),
-    Cons(ConsState),
-    External(ExternalState),
-}
-
-/// A queue policy of your own driving the [`Simulator`] (also how the schedule-based policies
-/// of `gridsched-schedule-based` run). The engine keeps the clock, the event order
-/// (completions, then arrivals by submit time and id, then one round per event time), the
-/// machines' capacity and every job's outcome, exactly as for the built-in policies; at each
-/// event time the dispatcher sees the waiting queue ([`Round::waiting`]), the running jobs
-/// ([`Round::running`]) and each machine's availability profile ([`Round::profile`]), starts
-/// jobs through [`Round::start`], which refuses a start that does not fit, and may hold
-/// reservations for the rest of the round ([`Round::hold`]) so that later starts respect them,
-/// as EASY does for its queue head. Run it with [`Simulator::run_with`] under
-/// [`Policy::External`]; outcomes, metrics ([`Summary`](crate::Summary)), the Batsim CSV and
-/// [`audit`](crate::audit) work as for the built-ins.
+/// A queue policy driving the [`Simulator`]: the built-in ones
+/// ([`policies`](crate::policies)), yours, and the schedule-based policies of
+/// `gridsched-schedule-based` all go through this trait and [`Round`]; the engine has no other
+/// door. The engine keeps the clock, the event order (completions, then arrivals by submit
+/// time and id, then one round per event time), the machines' capacity and every job's
+/// outcome; at each event time the dispatcher sees what changed ([`Round::arrived`],
+/// [`Round::completed`], [`Round::early_completions`]), the waiting queue
+/// ([`Round::waiting`]), the running jobs ([`Round::running`]) and each machine's
+/// availability profile ([`Round::profile`]); it starts jobs through [`Round::start`], which
+/// refuses a start that does not fit, and may hold machines for the rest of the round
+/// ([`Round::hold`], EASY's head) or reserve them until the job starts ([`Round::reserve`],
+/// conservative backfilling), so that later starts respect them. Run your own with
+/// [`Simulator::run_with`] under [`Policy::External`]; outcomes, metrics
+/// ([`Summary`](crate::Summary)), the Batsim CSV and [`audit`](crate::audit) work as for the
+/// built-ins, which [`Policy::Fcfs`] and the others select.
 ///
 /// A complete example (shortest-job-first backfilling on a Parallel Workloads Archive log) is
 /// `crates/batch/examples/sjf_backfill.rs`; `crates/batch/tests/external.rs` checks that FCFS
-/// and EASY written against this trait give the built-ins' schedules job for job.
+/// and EASY written against this trait give the built-ins' schedules job for job, and that the
+/// built-in dispatchers handed to `run_with` (alone or wrapped) match their policies.
 pub trait Dispatcher {
     /// One scheduling round at [`Round::now`].
     fn round(&mut self, round: &mut Round<'_>) -> Result<(), SimError>;
@@ -288,8 +239,6 @@ pub trait Dispatcher {
 #[derive(Debug)]
 pub struct Round<'a> {
     sim: &'a mut Simulator,
-    arrived: &'a [u32],
-    completed: &'a [u32],
 }
 
 impl Round<'_> {
@@ -303,14 +252,52 @@ impl Round<'_> {
         &self.sim.platform
     }
 
-    /// Job indices that arrived at this instant (submit order, then id).
-    pub fn arrived(&self) -> &[u32] {
-        self.arrived
+    /// The simulation's configuration: a policy reads the planning estimates, the
+    /// machine-selection rule and whether to check its own invariants here, so that one
+    /// dispatcher serves every configuration.
+    pub fn config(&self) -> &Config {
+        &self.sim.config
     }
 
-    /// Job indices that completed at this instant.
+    /// Machine indices in the order [`Config::machine_select`](crate::Config) prefers them
+    /// (fastest first, ties to the lowest index; or by index): computed once per simulation
+    /// rather than sorted by every policy at every round.
+    pub fn machine_order(&self) -> &[u32] {
+        &self.sim.select_order
+    }
+
+    /// Job indices that arrived since the last round (submit order, then id).
+    pub fn arrived(&self) -> &[u32] {
+        &self.sim.rs.arrived
+    }
+
+    /// Job indices that completed since the last round.
     pub fn completed(&self) -> &[u32] {
-        self.completed
+        &self.sim.rs.completed
+    }
+
+    /// The completions since the last round that came before their planned end (a job
+    /// finishing under its requested time). Each left a hole `[now, planned_end)` in its
+    /// machine's profile; a policy that keeps reservations (conservative backfilling) needs
+    /// to know where, so that it re-plans only the jobs the hole can move instead of the
+    /// whole queue.
+    pub fn early_completions(&self) -> &[EarlyCompletion] {
+        &self.sim.rs.early
+    }
+
+    /// Whether capacity was freed at this instant: a completion or a fixed reservation
+    /// ending. Without it (and without [`reservations_changed`](Self::reservations_changed))
+    /// the free capacity only fell since the last round, so a job that could not start then
+    /// cannot start now — EASY skips the candidates it already rejected.
+    pub fn capacity_released(&self) -> bool {
+        self.sim.released
+    }
+
+    /// Whether a fixed reservation was added or cancelled since the last round: the profiles
+    /// changed in a way no notification above describes, so earlier plans and promises must
+    /// be recomputed.
+    pub fn reservations_changed(&self) -> bool {
+        self.sim.reservations_changed
     }
 
     /// Job `index` as submitted.
@@ -318,19 +305,33 @@ impl Round<'_> {
         &self.sim.jobs[index as usize]
     }
 
+    /// Job `index`'s rank in arrival order (0 for the first job to arrive): the tie-break a
+    /// policy that re-sorts its queue needs to stay deterministic and FCFS among equals.
+    pub fn arrival_rank(&self, index: u32) -> u32 {
+        self.sim.st[index as usize].seq
+    }
+
     /// Processors of machine `m` free now.
     pub fn free_now(&self, m: usize) -> i64 {
         self.sim.profiles[m].free_now()
     }
 
-    /// The waiting jobs (indices) in arrival order, as of the start of this round: a job
-    /// started during the round stays listed until the next one (check [`is_waiting`](Self::is_waiting)
-    /// when that matters).
-    pub fn waiting(&self) -> &[u32] {
-        match &self.sim.policy {
-            PolicyState::External(x) => &x.queue,
-            _ => &[],
+    /// The waiting jobs (indices) in arrival order (a job started later in this round stays
+    /// in the returned slice; check [`is_waiting`](Self::is_waiting) when that matters).
+    /// `&mut`: the engine builds the list at the first call and drops the jobs started since
+    /// the last call here, so that a policy keeping its own queue (every built-in one) pays
+    /// nothing for it.
+    pub fn waiting(&mut self) -> &[u32] {
+        let sim = &mut *self.sim;
+        if !sim.rs.tracking {
+            sim.rs.queue = sim.waiting_in_arrival_order();
+            sim.rs.tracking = true;
         }
+        let st = &sim.st;
+        sim.rs
+            .queue
+            .retain(|&i| st[i as usize].phase == JobPhase::Queued);
+        &sim.rs.queue
     }
 
     /// Whether job `index` has arrived and not started.
@@ -345,69 +346,198 @@ impl Round<'_> {
     /// the end the profiles hold them to).
     pub fn running(&self) -> impl Iterator<Item = RunningJob> + '_ {
         let sim = &*self.sim;
-        sim.running.iter().map(move |&Reverse((_, idx))| {
-            let s = &sim.st[idx as usize];
-            RunningJob {
-                index: idx as usize,
-                machine: s.machine,
-                procs: sim.jobs[idx as usize].procs,
-                start: s.start,
-                planned_end: s.est_end,
-            }
-        })
+        sim.running
+            .iter()
+            .map(move |&Reverse((_, idx))| sim.running_job(idx))
     }
 
     /// Machine `m`'s availability profile: running jobs to their planned ends, fixed
-    /// reservations and this round's [holds](Self::hold). A block that
-    /// [`fits`](Profile::fits) in it delays none of them.
+    /// reservations, reservations ([`reserve`](Self::reserve)) and this round's
+    /// [holds](Self::hold). A block that [`fits`](Profile::fits) in it delays none of them.
     pub fn profile(&self, m: usize) -> &Profile {
         &self.sim.profiles[m]
+    }
+
+    /// Machine `m`'s profile of running jobs and fixed reservations only, without any
+    /// waiting job's reservation or hold: what a policy re-planning its reservations from
+    /// scratch starts from. Kept by the engine only once some job has been
+    /// [reserved](Self::reserve); until then it is [`profile`](Self::profile).
+    pub fn base_profile(&self, m: usize) -> &Profile {
+        self.sim.base_profile(m)
+    }
+
+    /// Whether machine `m`'s profile is non-decreasing from now on — no fixed reservation,
+    /// reservation or hold on it — so that a job fits now exactly when enough processors are
+    /// free now, and the free processors at any later time are at least those. EASY's
+    /// backfilling test on such a machine is arithmetic on two numbers, not a profile sweep.
+    pub fn is_monotone(&self, m: usize) -> bool {
+        self.sim.monotone(m)
+    }
+
+    /// Whether waiting job `index` can start now on machine `m` for its planned run time:
+    /// exactly what [`start`](Self::start) accepts, in `O(1)` on a
+    /// [monotone](Self::is_monotone) machine.
+    pub fn fits_now(&self, index: u32, m: usize) -> bool {
+        let sim = &*self.sim;
+        let job = &sim.jobs[index as usize];
+        m < sim.platform.len()
+            && job.procs <= sim.platform.machines()[m].cpus
+            && sim.fits_now(m, sim.planned(job, m), job.procs)
     }
 
     /// The run time the engine plans job `index` with on machine `m`: its actual or requested
     /// time per [`Config::estimates`](crate::Config), scaled by the machine's speed.
     pub fn planned_run_time(&self, index: u32, m: usize) -> Time {
-        let job = &self.sim.jobs[index as usize];
-        self.sim
-            .platform
-            .duration(m, job.estimate(self.sim.config.estimates))
+        self.sim.planned(&self.sim.jobs[index as usize], m)
     }
 
     /// Holds machine `m` for waiting job `index` from `start` for its planned run time, until
     /// the end of this round: the block is in [`profile`](Self::profile), so later
     /// [`start`](Self::start)s must leave room for it (EASY's reservation for its blocked
-    /// head; hold every waiting job for conservative backfilling). Starting the held job
-    /// releases its hold first. Refused if the job is not waiting, the machine is too small,
-    /// `start` is in the past or the block does not fit.
+    /// head). Starting the held job releases its hold first. Refused if the job is not
+    /// waiting, the machine is too small, `start` is in the past or the block does not fit.
     pub fn hold(&mut self, index: u32, m: usize, start: Time) -> Result<(), SimError> {
         let sim = &mut *self.sim;
         let job = Self::waiting_job(sim, index, m, "be held")?;
-        if let PolicyState::External(x) = &sim.policy
-            && x.holds.iter().any(|h| h.0 == index)
-        {
+        if sim.rs.holds.iter().any(|h| h.0 == index) {
             return Err(SimError::Job {
                 id: job.id,
                 reason: "is already held this round".into(),
             });
         }
-        let dur = sim.platform.duration(m, job.estimate(sim.config.estimates));
-        if start < sim.now || !sim.profiles[m].fits(start, dur, job.procs) {
+        let dur = sim.planned(&job, m);
+        if start < sim.now || !sim.profiles[m].try_reserve(start, start + dur, job.procs) {
             return Err(SimError::Job {
                 id: job.id,
                 reason: format!("cannot be held on machine {m} from {start} (it does not fit)"),
             });
         }
-        sim.profiles[m].reserve(start, start + dur, job.procs);
-        if let PolicyState::External(x) = &mut sim.policy {
-            x.holds
-                .push((index, m as u32, start, start + dur, job.procs));
+        sim.blocks[m] += 1;
+        sim.rs
+            .holds
+            .push((index, m as u32, start, start + dur, job.procs));
+        Ok(())
+    }
+
+    /// Reserves machine `m` for waiting job `index` from `start` for its planned run time,
+    /// until the job starts or the reservation is [cancelled](Self::cancel): unlike a
+    /// [hold](Self::hold) it outlives the round, which is what conservative backfilling's
+    /// plan is. The block is in [`profile`](Self::profile) (not in
+    /// [`base_profile`](Self::base_profile)); [`Simulator::record`] shows it as the job's
+    /// planned machine and start. The engine does not start the job by itself: the policy
+    /// calls [`start`](Self::start) when the time comes (ask for a round then with
+    /// [`wake_at`](Self::wake_at)), and a start there and then takes the reserved block
+    /// without another fit test. Refused if the job is not waiting or already has a
+    /// reservation, the machine is too small, `start` is in the past or the block does not
+    /// fit.
+    pub fn reserve(&mut self, index: u32, m: usize, start: Time) -> Result<(), SimError> {
+        let sim = &mut *self.sim;
+        let job = Self::waiting_job(sim, index, m, "be reserved")?;
+        if sim.reserved(index as usize) {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: "already has a reservation".into(),
+            });
+        }
+        let dur = sim.planned(&job, m);
+        sim.keep_base();
+        if start < sim.now || !sim.profiles[m].try_reserve(start, start + dur, job.procs) {
+            return Err(SimError::Job {
+                id: job.id,
+                reason: format!("cannot be reserved on machine {m} from {start} (it does not fit)"),
+            });
+        }
+        sim.blocks[m] += 1;
+        let plan = sim.plan;
+        let s = &mut sim.st[index as usize];
+        s.machine = m as u32;
+        s.start = start;
+        s.est_end = start + dur;
+        s.plan = plan;
+        if s.promise == Time::MAX {
+            s.promise = start;
         }
         Ok(())
     }
 
+    /// Job `index`'s reservation, if it has one.
+    pub fn reservation(&self, index: u32) -> Option<Reservation> {
+        let sim = &*self.sim;
+        sim.reserved(index as usize).then(|| {
+            let s = &sim.st[index as usize];
+            Reservation {
+                machine: s.machine,
+                start: s.start,
+                end: s.est_end,
+                first_start: s.promise,
+            }
+        })
+    }
+
+    /// Cancels job `index`'s reservation and returns it (its block leaves the profile): how a
+    /// policy re-plans a job — taken out first, so that its own block does not stand in the
+    /// way of its new place.
+    pub fn cancel(&mut self, index: u32) -> Result<Reservation, SimError> {
+        let Some(r) = self.reservation(index) else {
+            return Err(SimError::Job {
+                id: self.sim.jobs.get(index as usize).map_or(0, |j| j.id),
+                reason: "has no reservation".into(),
+            });
+        };
+        let sim = &mut *self.sim;
+        let procs = sim.jobs[index as usize].procs;
+        sim.profiles[r.machine as usize].release(r.start, r.end, procs);
+        sim.blocks[r.machine as usize] -= 1;
+        sim.st[index as usize].plan = 0;
+        Ok(r)
+    }
+
+    /// Cancels every reservation at once by resetting each profile to its
+    /// [`base_profile`](Self::base_profile) (this round's holds are kept): `O(profile)` per
+    /// machine instead of one release per job — what a policy re-planning most of its queue
+    /// wants. Read the [`reservation`](Self::reservation)s you need first.
+    pub fn cancel_all(&mut self) {
+        let sim = &mut *self.sim;
+        let Some(base) = &sim.base else {
+            return; // Nothing was ever reserved.
+        };
+        for (p, b) in sim.profiles.iter_mut().zip(base) {
+            p.clone_from(b);
+        }
+        for b in &mut sim.blocks {
+            *b = 0;
+        }
+        for &(_, m, start, end, procs) in &sim.rs.holds {
+            sim.profiles[m as usize].reserve(start, end, procs);
+            sim.blocks[m as usize] += 1;
+        }
+        sim.plan += 1;
+    }
+
     /// Job `index` if it is waiting and machine `m` is wide enough for it; the error says it
     /// cannot `verb` on the machine otherwise.
+    #[inline]
     fn waiting_job(sim: &Simulator, index: u32, m: usize, verb: &str) -> Result<Job, SimError> {
+        if let Some(job) = sim.jobs.get(index as usize)
+            && sim.st[index as usize].phase == JobPhase::Queued
+            && m < sim.platform.len()
+            && job.procs <= sim.platform.machines()[m].cpus
+        {
+            return Ok(*job);
+        }
+        Err(Self::refusal(sim, index, m, verb))
+    }
+
+    /// Why [`waiting_job`](Self::waiting_job) refused.
+    #[cold]
+    fn refusal(sim: &Simulator, index: u32, m: usize, verb: &str) -> SimError {
+        match Self::refusal_checks(sim, index, m, verb) {
+            Err(e) => e,
+            Ok(_) => unreachable!("refused for no reason"),
+        }
+    }
+
+    fn refusal_checks(sim: &Simulator, index: u32, m: usize, verb: &str) -> Result<Job, SimError> {
         let Some(job) = sim.jobs.get(index as usize).copied() else {
             return Err(SimError::Config(format!("no job index {index}")));
         };
@@ -426,40 +556,48 @@ impl Round<'_> {
         Ok(job)
     }
 
-    /// Releases every hold of the round.
-    fn release_holds(sim: &mut Simulator) {
-        if let PolicyState::External(x) = &mut sim.policy {
-            for (_, m, start, end, procs) in x.holds.drain(..) {
-                sim.profiles[m as usize].release(start, end, procs);
-            }
-        }
-    }
-
     /// Releases and returns job `index`'s hold, if it has one.
     fn take_hold(sim: &mut Simulator, index: u32) -> Option<(u32, u32, Time, Time, u32)> {
-        let PolicyState::External(x) = &mut sim.policy else {
-            return None;
-        };
-        let i = x.holds.iter().position(|h| h.0 == index)?;
-        let h @ (_, m, start, end, procs) = x.holds.swap_remove(i);
+        let i = sim.rs.holds.iter().position(|h| h.0 == index)?;
+        let h @ (_, m, start, end, procs) = sim.rs.holds.swap_remove(i);
         sim.profiles[m as usize].release(start, end, procs);
+        sim.blocks[m as usize] -= 1;
         Some(h)
     }
 
     /// Starts waiting job `index` now on machine `m`; refused (nothing changes) if the job is
-    /// not waiting or does not fit there now for its whole run time.
+    /// not waiting or does not fit there now for its whole run time. A job reserved on `m`
+    /// from now takes its reserved block; any other hold or reservation of the job is
+    /// released first.
     pub fn start(&mut self, index: u32, m: usize) -> Result<(), SimError> {
         let sim = &mut *self.sim;
         let job = Self::waiting_job(sim, index, m, "run")?;
+        let i = index as usize;
+        let reserved = sim
+            .reserved(i)
+            .then(|| (sim.st[i].machine, sim.st[i].start));
+        if reserved == Some((m as u32, sim.now)) {
+            sim.blocks[m] -= 1;
+            sim.start(index, m, true);
+            return Ok(());
+        }
         let held = Self::take_hold(sim, index);
-        let dur = sim.platform.duration(m, job.estimate(sim.config.estimates));
-        if !sim.profiles[m].fits(sim.now, dur, job.procs) {
-            // A refused start changes nothing: the job keeps its hold.
+        if let Some((rm, rs)) = reserved {
+            let procs = job.procs;
+            sim.profiles[rm as usize].release(rs, sim.st[i].est_end, procs);
+            sim.blocks[rm as usize] -= 1;
+        }
+        let dur = sim.planned(&job, m);
+        if !sim.fits_now(m, dur, job.procs) {
+            // A refused start changes nothing: the job keeps its hold and reservation.
             if let Some(h @ (_, hm, hs, he, hp)) = held {
                 sim.profiles[hm as usize].reserve(hs, he, hp);
-                if let PolicyState::External(x) = &mut sim.policy {
-                    x.holds.push(h);
-                }
+                sim.blocks[hm as usize] += 1;
+                sim.rs.holds.push(h);
+            }
+            if let Some((rm, rs)) = reserved {
+                sim.profiles[rm as usize].reserve(rs, sim.st[i].est_end, job.procs);
+                sim.blocks[rm as usize] += 1;
             }
             return Err(SimError::Job {
                 id: job.id,
@@ -472,20 +610,23 @@ impl Round<'_> {
             });
         }
         sim.start(index, m, false);
-        if let PolicyState::External(x) = &mut sim.policy {
-            x.waiting -= 1;
-        }
         Ok(())
     }
 
     /// Asks to be called again at time `t` (later than now) even if nothing arrives or
-    /// completes then.
+    /// completes then; several requests keep the earliest.
     pub fn wake_at(&mut self, t: Time) {
-        if let PolicyState::External(x) = &mut self.sim.policy
-            && t > self.sim.now
-        {
-            x.wake = Some(x.wake.map_or(t, |w| w.min(t)));
+        if t > self.sim.now {
+            let w = &mut self.sim.rs.wake;
+            *w = Some(w.map_or(t, |w| w.min(t)));
         }
+    }
+
+    /// Withdraws every pending [`wake_at`](Self::wake_at) request: a policy whose next
+    /// deadline moved later (a reservation re-planned) replaces its request instead of being
+    /// woken for nothing.
+    pub fn clear_wake(&mut self) {
+        self.sim.rs.wake = None;
     }
 }
 
@@ -506,23 +647,32 @@ pub struct Simulator {
     pub(crate) arrivals: u32,
     /// Running jobs by actual end: (end, index).
     running: BinaryHeap<Reverse<(Time, u32)>>,
-    /// Per machine: running jobs, fixed reservations, and (conservative) queued reservations.
+    /// Per machine: running jobs, fixed reservations, reservations and this round's holds.
     pub(crate) profiles: Vec<Profile>,
-    /// Per machine: fixed reservations not yet ended (a machine without any has a
-    /// non-decreasing profile under FCFS/EASY/Flexible, which allows `O(1)` fit tests).
+    /// Per machine: running jobs and fixed reservations only; kept from the first
+    /// reservation on ([`Round::base_profile`]).
+    base: Option<Vec<Profile>>,
+    /// The current reservation generation (see [`JobState::plan`]).
+    plan: u32,
+    /// Per machine: fixed reservations not yet ended (a machine without any, and without
+    /// `blocks`, has a non-decreasing profile, which allows `O(1)` fit tests).
     fixed_live: Vec<u32>,
+    /// Per machine: reservations and holds of waiting jobs.
+    blocks: Vec<u32>,
     reservations: Vec<FixedReservation>,
     reservation_ends: BinaryHeap<Reverse<(Time, u32)>>,
     /// Machines in selection order (fastest first, or by index).
     pub(crate) select_order: Vec<u32>,
-    pub(crate) policy: PolicyState,
+    /// The built-in policy the configuration selects (`None`: [`Policy::External`]); boxed
+    /// so that taking it out for a round moves a pointer, not the policy's state.
+    builtin: Option<Box<Builtin>>,
+    /// Notifications for the next round and what the dispatcher asked for.
+    rs: RoundState,
     /// Capacity was released at this instant (a completion or a reservation end).
     released: bool,
     /// A fixed reservation was added or cancelled since the last round.
     reservations_changed: bool,
-    /// Some fixed reservation was ever added: promises may legitimately be broken.
-    pub(crate) promises_void: bool,
-    pub(crate) counters: Counters,
+    counters: Counters,
     /// Jobs added by [`Simulator::submit`] that finished, in completion order, until taken by
     /// [`Simulator::take_submitted_completions`] (how an application runner on top of the
     /// background trace learns that its tasks ended, without scanning).
@@ -572,14 +722,7 @@ impl Simulator {
         if config.machine_select == MachineSelect::Fastest {
             select_order.sort_by_key(|&i| (Reverse(platform.machines()[i as usize].speed), i));
         }
-        let policy = match config.policy {
-            Policy::Conservative => PolicyState::Cons(ConsState {
-                base: profiles.clone(),
-                ..ConsState::default()
-            }),
-            Policy::External => PolicyState::External(ExternalState::default()),
-            _ => PolicyState::Queue(QueueState::default()),
-        };
+        let builtin = Builtin::for_config(&config).map(Box::new);
         let n = jobs.len();
         Simulator {
             platform,
@@ -593,14 +736,17 @@ impl Simulator {
             arrivals: 0,
             running: BinaryHeap::new(),
             profiles,
+            base: None,
+            plan: 1,
             fixed_live: vec![0; m],
+            blocks: vec![0; m],
             reservations: Vec::new(),
             reservation_ends: BinaryHeap::new(),
             select_order,
-            policy,
+            builtin,
+            rs: RoundState::default(),
             released: false,
             reservations_changed: false,
-            promises_void: false,
             counters: Counters::default(),
             submitted_done: Vec::new(),
         }
@@ -623,9 +769,14 @@ impl Simulator {
         &self.config
     }
 
-    /// Work counters.
+    /// Work counters: the engine's, plus the built-in policy's own (a dispatcher of yours
+    /// counts its work itself; the built-in ones have `counters()` too).
     pub fn counters(&self) -> Counters {
-        self.counters
+        let mut c = self.counters;
+        if let Some(b) = &self.builtin {
+            c.add_policy(&b.counters());
+        }
+        c
     }
 
     /// Number of jobs known (trace and submitted).
@@ -640,21 +791,18 @@ impl Simulator {
         &self.profiles[m]
     }
 
-    /// Machine `m`'s profile of running jobs and fixed reservations only (under FCFS, EASY and
-    /// Flexible the same as [`profile`](Self::profile)).
+    /// Machine `m`'s profile of running jobs and fixed reservations only (the same as
+    /// [`profile`](Self::profile) until some job is reserved, e.g. always under FCFS, EASY
+    /// and Flexible).
     pub fn base_profile(&self, m: usize) -> &Profile {
-        match &self.policy {
-            PolicyState::Cons(c) => &c.base[m],
-            PolicyState::Queue(_) | PolicyState::External(_) => &self.profiles[m],
-        }
+        self.base.as_ref().map_or(&self.profiles[m], |b| &b[m])
     }
 
     /// Job `index`'s record (indices follow [`with_jobs`](Self::with_jobs)' sorted order,
     /// then [`submit`](Self::submit) order).
     pub fn record(&self, index: usize) -> JobRecord {
         let s = &self.st[index];
-        let known = matches!(s.phase, JobPhase::Running | JobPhase::Done)
-            || (s.phase == JobPhase::Queued && s.machine != u32::MAX);
+        let known = matches!(s.phase, JobPhase::Running | JobPhase::Done) || self.reserved(index);
         JobRecord {
             job: self.jobs[index],
             phase: s.phase,
@@ -664,27 +812,39 @@ impl Simulator {
         }
     }
 
-    /// The waiting jobs in queue order (indices; for Flexible, the order of the last round).
+    /// The waiting jobs in queue order (indices): the built-in policy's queue (for Flexible,
+    /// the order of the last round), or arrival order under [`Policy::External`] (the
+    /// dispatcher keeps its own order).
     pub fn queued(&self) -> Vec<usize> {
-        match &self.policy {
-            PolicyState::Queue(q) => q.q.as_slice().iter().map(|e| e.idx as usize).collect(),
-            PolicyState::Cons(c) => {
-                c.q.iter()
-                    .chain(&c.arrived)
-                    .filter(|&&i| self.st[i as usize].phase == JobPhase::Queued)
-                    .map(|&i| i as usize)
-                    .collect()
-            }
-            // Arrival order: the dispatcher keeps its own order.
-            PolicyState::External(_) => {
-                let mut q: Vec<(u32, usize)> = (0..self.st.len())
-                    .filter(|&i| self.st[i].phase == JobPhase::Queued)
-                    .map(|i| (self.st[i].seq, i))
-                    .collect();
-                q.sort_unstable();
-                q.into_iter().map(|(_, i)| i).collect()
-            }
+        let waiting = |i: &u32| self.st[*i as usize].phase == JobPhase::Queued;
+        match &self.builtin {
+            Some(b) => b.queue().filter(waiting).map(|i| i as usize).collect(),
+            None => self
+                .waiting_in_arrival_order()
+                .into_iter()
+                .map(|i| i as usize)
+                .collect(),
         }
+    }
+
+    /// The waiting jobs in arrival order, from the job states.
+    fn waiting_in_arrival_order(&self) -> Vec<u32> {
+        if self.rs.tracking {
+            let st = &self.st;
+            return self
+                .rs
+                .queue
+                .iter()
+                .copied()
+                .filter(|&i| st[i as usize].phase == JobPhase::Queued)
+                .collect();
+        }
+        let mut q: Vec<(u32, u32)> = (0..self.st.len())
+            .filter(|&i| self.st[i].phase == JobPhase::Queued)
+            .map(|i| (self.st[i].seq, i as u32))
+            .collect();
+        q.sort_unstable();
+        q.into_iter().map(|(_, i)| i).collect()
     }
 
     /// Number of running jobs.
@@ -697,16 +857,7 @@ impl Simulator {
         let mut out: Vec<RunningJob> = self
             .running
             .iter()
-            .map(|&Reverse((_, idx))| {
-                let s = &self.st[idx as usize];
-                RunningJob {
-                    index: idx as usize,
-                    machine: s.machine,
-                    procs: self.jobs[idx as usize].procs,
-                    start: s.start,
-                    planned_end: s.est_end,
-                }
-            })
+            .map(|&Reverse((_, idx))| self.running_job(idx))
             .collect();
         out.sort_unstable_by_key(|r| r.index);
         out
@@ -727,16 +878,52 @@ impl Simulator {
             })
     }
 
-    /// The run time the scheduler plans job `index` with on its (planned) machine, or on
+    /// The run time the scheduler plans job `index` with on its (reserved) machine, or on
     /// machine 0 if it has none yet: the actual or the requested time per
     /// [`Config::estimates`], scaled by the machine's speed.
     pub fn planned_run_time(&self, index: usize) -> Time {
-        let m = match self.st[index].machine {
-            u32::MAX => 0,
-            m => m as usize,
-        };
+        let s = &self.st[index];
+        let placed = matches!(s.phase, JobPhase::Running | JobPhase::Done) || self.reserved(index);
+        let m = if placed { s.machine as usize } else { 0 };
+        self.planned(&self.jobs[index], m)
+    }
+
+    /// Whether job `index` is waiting with a reservation.
+    #[inline]
+    pub(crate) fn reserved(&self, index: usize) -> bool {
+        let s = &self.st[index];
+        s.phase == JobPhase::Queued && s.plan == self.plan
+    }
+
+    /// Job `job`'s planned run time on machine `m`.
+    #[inline]
+    fn planned(&self, job: &Job, m: usize) -> Time {
         self.platform
-            .duration(m, self.jobs[index].estimate(self.config.estimates))
+            .duration(m, job.estimate(self.config.estimates))
+    }
+
+    fn running_job(&self, idx: u32) -> RunningJob {
+        let s = &self.st[idx as usize];
+        RunningJob {
+            index: idx as usize,
+            machine: s.machine,
+            procs: self.jobs[idx as usize].procs,
+            start: s.start,
+            planned_end: s.est_end,
+        }
+    }
+
+    /// Starts keeping the base profiles (at the first reservation): the profiles without
+    /// this round's holds, since no reservation exists yet.
+    fn keep_base(&mut self) {
+        if self.base.is_some() {
+            return;
+        }
+        let mut base = self.profiles.clone();
+        for &(_, m, start, end, procs) in &self.rs.holds {
+            base[m as usize].release(start, end, procs);
+        }
+        self.base = Some(base);
     }
 
     /// Moves the indices of jobs added by [`submit`](Self::submit) that finished since the
@@ -831,8 +1018,8 @@ impl Simulator {
         self.reservation_ends.push(Reverse((end, id.0)));
         self.fixed_live[m] += 1;
         self.profiles[m].reserve(start, end, procs);
-        if let PolicyState::Cons(c) = &mut self.policy {
-            c.base[m].reserve(start, end, procs);
+        if let Some(b) = &mut self.base {
+            b[m].reserve(start, end, procs);
         }
         self.after_reservation_change();
         Ok(id)
@@ -854,8 +1041,8 @@ impl Simulator {
         let m = r.machine as usize;
         self.fixed_live[m] -= 1;
         self.profiles[m].release(r.start, r.end, r.procs);
-        if let PolicyState::Cons(c) = &mut self.policy {
-            c.base[m].release(r.start, r.end, r.procs);
+        if let Some(b) = &mut self.base {
+            b[m].release(r.start, r.end, r.procs);
         }
         self.after_reservation_change();
         Ok(())
@@ -863,14 +1050,9 @@ impl Simulator {
 
     fn after_reservation_change(&mut self) {
         self.reservations_changed = true;
-        self.promises_void = true;
-        if let PolicyState::Cons(c) = &mut self.policy {
-            c.full_replay = true;
-        }
         // Queued jobs may start now (a cancellation frees processors; a replay can move a
         // job into room another job left).
         self.round();
-        self.reservations_changed = false;
     }
 
     // --- running ---------------------------------------------------------------------------
@@ -890,14 +1072,7 @@ impl Simulator {
         if let Some(Reverse((e, _))) = self.reservation_ends.peek() {
             t = t.min(*e);
         }
-        if let PolicyState::Cons(c) = &self.policy
-            && let Some(Reverse((s, _, _))) = c.starts.peek()
-        {
-            t = t.min(*s);
-        }
-        if let PolicyState::External(x) = &self.policy
-            && let Some(w) = x.wake
-        {
+        if let Some(w) = self.rs.wake {
             t = t.min(w);
         }
         (t != Time::MAX).then_some(t)
@@ -942,49 +1117,30 @@ impl Simulator {
             )));
         }
         while let Some(t) = self.next_event() {
-            if let PolicyState::External(x) = &mut self.policy
-                && x.wake.is_some_and(|w| w <= t)
-            {
-                x.wake = None;
-            }
             self.process(t);
-            let (arrived, completed) = match &mut self.policy {
-                PolicyState::External(x) => (
-                    std::mem::take(&mut x.arrived),
-                    std::mem::take(&mut x.completed),
-                ),
-                _ => unreachable!("checked above"),
-            };
-            if let PolicyState::External(x) = &mut self.policy {
-                let st = &self.st;
-                x.queue
-                    .retain(|&i| st[i as usize].phase == JobPhase::Queued);
-            }
-            let result = dispatcher.round(&mut Round {
-                sim: self,
-                arrived: &arrived,
-                completed: &completed,
-            });
-            Round::release_holds(self);
-            // Hand the buffers back so the next instant reuses their allocations.
-            if let PolicyState::External(x) = &mut self.policy {
-                let (mut a, mut c) = (arrived, completed);
-                a.clear();
-                c.clear();
-                x.arrived = a;
-                x.completed = c;
-            }
+            let result = dispatcher.round(&mut Round { sim: self });
+            self.end_round();
             result?;
         }
         Ok(())
     }
 
-    /// Jobs arrived and not yet started under [`Policy::External`] (0 for other policies).
-    pub fn waiting(&self) -> usize {
-        match &self.policy {
-            PolicyState::External(x) => x.waiting,
-            _ => 0,
+    /// Forgets the round's holds and notifications (keeping the buffers' allocations).
+    fn end_round(&mut self) {
+        self.released = false;
+        self.reservations_changed = false;
+        for (_, m, start, end, procs) in self.rs.holds.drain(..) {
+            self.profiles[m as usize].release(start, end, procs);
+            self.blocks[m as usize] -= 1;
         }
+        self.rs.arrived.clear();
+        self.rs.completed.clear();
+        self.rs.early.clear();
+    }
+
+    /// Jobs arrived and not yet started.
+    pub fn waiting(&self) -> usize {
+        self.rs.waiting
     }
 
     fn advance(&mut self, t: Time) {
@@ -993,14 +1149,15 @@ impl Simulator {
         for p in &mut self.profiles {
             p.advance(t);
         }
-        if let PolicyState::Cons(c) = &mut self.policy {
-            for p in &mut c.base {
-                p.advance(t);
-            }
+        for p in self.base.iter_mut().flatten() {
+            p.advance(t);
         }
     }
 
     fn process(&mut self, t: Time) {
+        if self.rs.wake.is_some_and(|w| w <= t) {
+            self.rs.wake = None;
+        }
         self.advance(t);
         self.counters.events += 1;
         while let Some(&Reverse((end, idx))) = self.running.peek() {
@@ -1045,7 +1202,6 @@ impl Simulator {
             self.arrive(next.2);
         }
         self.round();
-        self.released = false;
     }
 
     fn complete(&mut self, idx: u32) {
@@ -1057,9 +1213,7 @@ impl Simulator {
         let (m, est_end) = (s.machine as usize, s.est_end);
         let procs = self.jobs[idx as usize].procs;
         self.released = true;
-        if let PolicyState::External(x) = &mut self.policy {
-            x.completed.push(idx);
-        }
+        self.rs.completed.push(idx);
         if idx as usize >= self.n_trace {
             self.submitted_done.push(idx);
         }
@@ -1067,10 +1221,14 @@ impl Simulator {
             // Ended before its estimate: the profile still holds it until `est_end`.
             self.counters.early_completions += 1;
             self.profiles[m].release(now, est_end, procs);
-            if let PolicyState::Cons(c) = &mut self.policy {
-                c.base[m].release(now, est_end, procs);
-                c.dirty.push((m as u32, now, est_end));
+            if let Some(b) = &mut self.base {
+                b[m].release(now, est_end, procs);
             }
+            self.rs.early.push(EarlyCompletion {
+                index: idx,
+                machine: m as u32,
+                planned_end: est_end,
+            });
         }
     }
 
@@ -1080,25 +1238,22 @@ impl Simulator {
         let s = &mut self.st[idx as usize];
         s.phase = JobPhase::Queued;
         s.seq = seq;
-        let job = self.jobs[idx as usize];
-        match &mut self.policy {
-            PolicyState::Queue(q) => q.q.push(QEntry {
-                idx,
-                procs: job.procs,
-                est: job.estimate(self.config.estimates),
-            }),
-            PolicyState::Cons(c) => c.arrived.push(idx),
-            PolicyState::External(x) => {
-                x.arrived.push(idx);
-                x.queue.push(idx);
-                x.waiting += 1;
+        let rs = &mut self.rs;
+        rs.arrived.push(idx);
+        rs.waiting += 1;
+        if rs.tracking {
+            if rs.queue.len() >= 64 + 2 * rs.waiting {
+                let st = &self.st;
+                rs.queue
+                    .retain(|&i| st[i as usize].phase == JobPhase::Queued);
             }
+            rs.queue.push(idx);
         }
     }
 
     /// Starts job `idx` now on machine `m`. `reserved`: its block is already in the profile
-    /// (a conservative reservation starting now).
-    pub(crate) fn start(&mut self, idx: u32, m: usize, reserved: bool) {
+    /// (a reservation starting now).
+    fn start(&mut self, idx: u32, m: usize, reserved: bool) {
         let now = self.now;
         let job = self.jobs[idx as usize];
         debug_assert!(now >= job.submit, "job {} starts before submission", job.id);
@@ -1112,8 +1267,8 @@ impl Simulator {
         if !reserved {
             self.profiles[m].reserve(now, now + est, job.procs);
         }
-        if let PolicyState::Cons(c) = &mut self.policy {
-            c.base[m].reserve(now, now + est, job.procs);
+        if let Some(b) = &mut self.base {
+            b[m].reserve(now, now + est, job.procs);
         }
         debug_assert!(
             self.profiles[m].free_now() >= 0,
@@ -1127,31 +1282,33 @@ impl Simulator {
         s.end = now + executed;
         s.est_end = now + est;
         s.killed = killed;
+        s.plan = 0;
         self.running.push(Reverse((s.end, idx)));
+        self.rs.waiting -= 1;
     }
 
     // --- scheduling rounds -----------------------------------------------------------------
 
+    /// One round of the built-in policy, if the configuration selects one (under
+    /// [`Policy::External`] the dispatcher's round follows, in `run_with`).
     fn round(&mut self) {
         self.counters.rounds += 1;
-        match self.config.policy {
-            Policy::Fcfs => self.round_fcfs(),
-            Policy::Easy => self.round_easy(false),
-            Policy::Flexible => self.round_easy(true),
-            Policy::Conservative => self.round_conservative(),
-            // The dispatcher's round follows, in `run_with`.
-            Policy::External => {}
+        if let Some(mut b) = self.builtin.take() {
+            b.round(&mut Round { sim: self })
+                .expect("a built-in policy only makes valid requests");
+            self.builtin = Some(b);
+            self.end_round();
         }
         if self.config.check_invariants {
             self.check_invariants();
         }
     }
 
-    /// Whether machine `m`'s profile is non-decreasing from now on (no fixed reservation and
-    /// no planned job in it), so that "fits now" is "enough processors free now".
+    /// Whether machine `m`'s profile is non-decreasing from now on (no fixed reservation,
+    /// reservation or hold in it), so that "fits now" is "enough processors free now".
     #[inline]
     fn monotone(&self, m: usize) -> bool {
-        self.fixed_live[m] == 0
+        self.fixed_live[m] == 0 && self.blocks[m] == 0
     }
 
     #[inline]
@@ -1164,277 +1321,6 @@ impl Simulator {
         }
     }
 
-    /// The machine job `e` starts on now, if any, by the selection rule.
-    fn pick_now(&self, e: QEntry) -> Option<usize> {
-        if self.profiles.len() == 1 {
-            return self
-                .fits_now(0, self.platform.duration(0, e.est), e.procs)
-                .then_some(0);
-        }
-        self.select_order.iter().map(|&m| m as usize).find(|&m| {
-            self.platform.machines()[m].cpus >= e.procs
-                && self.fits_now(m, self.platform.duration(m, e.est), e.procs)
-        })
-    }
-
-    fn queue_state(&mut self) -> &mut QueueState {
-        match &mut self.policy {
-            PolicyState::Queue(q) => q,
-            PolicyState::Cons(_) | PolicyState::External(_) => unreachable!("queue policy state"),
-        }
-    }
-
-    fn round_fcfs(&mut self) {
-        loop {
-            let Some(h) = self.queue_state().q.front() else {
-                return;
-            };
-            let Some(m) = self.pick_now(h) else {
-                return;
-            };
-            self.queue_state().q.pop_front();
-            self.start(h.idx, m, false);
-        }
-    }
-
-    /// EASY (and Flexible, after re-sorting): start heads while they fit, reserve for the
-    /// blocked head at its earliest start, then start every other job (in queue order) that
-    /// fits now without touching that reservation.
-    fn round_easy(&mut self, flexible: bool) {
-        if flexible {
-            self.sort_by_priority();
-        }
-        let full = flexible || self.released || self.reservations_changed;
-        let mut head_started = false;
-        loop {
-            let Some(h) = self.queue_state().q.front() else {
-                let qs = self.queue_state();
-                qs.checked = 0;
-                qs.promise = None;
-                return;
-            };
-            let Some(m) = self.pick_now(h) else {
-                break;
-            };
-            self.queue_state().q.pop_front();
-            self.check_head_promise(h.idx, flexible);
-            self.start(h.idx, m, false);
-            head_started = true;
-        }
-        let from = if full || head_started {
-            1
-        } else {
-            self.queue_state().checked.max(1)
-        };
-        let qlen = self.queue_state().q.len();
-        if from >= qlen {
-            self.queue_state().checked = qlen;
-            if !(full || head_started) {
-                return;
-            }
-        }
-        let head = self.queue_state().q.front().expect("non-empty");
-        let (rm, shadow) = self.head_reservation(head);
-        self.note_head_promise(head.idx, shadow, flexible);
-        if from >= qlen {
-            return;
-        }
-        let dur_h = self.platform.duration(rm, head.est);
-        let fast = self.monotone(rm);
-        if !fast {
-            self.profiles[rm].reserve(shadow, shadow + dur_h, head.procs);
-        }
-        // `extra`: processors free at the shadow time beyond the head's (monotone profile).
-        let mut extra = if fast {
-            self.profiles[rm].free_at(shadow) - i64::from(head.procs)
-        } else {
-            0
-        };
-        let single = self.profiles.len() == 1;
-        let mut free_total: i64 = self.profiles.iter().map(|p| p.free_now()).sum();
-        let now = self.now;
-        let mut w = from;
-        let mut i = from;
-        while i < qlen {
-            if free_total <= 0 {
-                break;
-            }
-            let e = self.queue_state().q.as_slice()[i];
-            i += 1;
-            self.counters.backfill_checks += 1;
-            let chosen = if single {
-                // The machine's own run time, not the reference one: a one-machine grid may
-                // be slower or faster than the reference speed.
-                let d = self.platform.duration(0, e.est);
-                let ok = self.profiles[0].free_now() >= i64::from(e.procs)
-                    && if fast {
-                        now + d <= shadow || i64::from(e.procs) <= extra
-                    } else {
-                        self.profiles[0].fits(now, d, e.procs)
-                    };
-                ok.then_some(0)
-            } else {
-                self.select_order.iter().map(|&m| m as usize).find(|&m| {
-                    if self.platform.machines()[m].cpus < e.procs
-                        || self.profiles[m].free_now() < i64::from(e.procs)
-                    {
-                        return false;
-                    }
-                    let d = self.platform.duration(m, e.est);
-                    if m == rm && fast {
-                        now + d <= shadow || i64::from(e.procs) <= extra
-                    } else {
-                        self.fits_now(m, d, e.procs)
-                    }
-                })
-            };
-            match chosen {
-                Some(m) => {
-                    let d = self.platform.duration(m, e.est);
-                    if m == rm && fast && now + d > shadow {
-                        extra -= i64::from(e.procs);
-                    }
-                    free_total -= i64::from(e.procs);
-                    self.start(e.idx, m, false);
-                }
-                None => {
-                    let qs = self.queue_state();
-                    qs.q.as_mut_slice()[w] = e;
-                    w += 1;
-                }
-            }
-        }
-        // Keep the unexamined tail.
-        let qs = self.queue_state();
-        if w < i {
-            let s = qs.q.as_mut_slice();
-            s.copy_within(i..qlen, w);
-            let kept = w + (qlen - i);
-            qs.q.truncate(kept);
-        }
-        qs.checked = qs.q.len();
-        if !fast {
-            self.profiles[rm].release(shadow, shadow + dur_h, head.procs);
-        }
-    }
-
-    /// The blocked head's reservation: the machine with the earliest start, then the
-    /// earliest end, then the lowest index (Klusáček A11); `(machine, start)`.
-    fn head_reservation(&self, h: QEntry) -> (usize, Time) {
-        let mut best: Option<(Time, Time, usize)> = None;
-        for m in 0..self.profiles.len() {
-            if self.platform.machines()[m].cpus < h.procs {
-                continue;
-            }
-            let d = self.platform.duration(m, h.est);
-            let p = &self.profiles[m];
-            let s = if self.monotone(m) {
-                if p.free_now() >= i64::from(h.procs) {
-                    Some(self.now)
-                } else {
-                    p.first_at_least(self.now, i64::from(h.procs))
-                }
-            } else {
-                p.earliest_fit(self.now, d, h.procs)
-            };
-            let s = s.expect("a job no wider than its machine always fits eventually");
-            let key = (s, s + d, m);
-            if best.is_none_or(|b| key < b) {
-                best = Some(key);
-            }
-        }
-        let (s, _, m) = best.expect("validated: some machine is wide enough");
-        (m, s)
-    }
-
-    fn note_head_promise(&mut self, idx: u32, shadow: Time, flexible: bool) {
-        let check = self.config.check_invariants && !flexible;
-        let fresh = flexible || self.reservations_changed;
-        let qs = self.queue_state();
-        match qs.promise {
-            Some((j, p)) if j == idx && !fresh => {
-                if check {
-                    assert!(
-                        shadow <= p,
-                        "EASY delayed the head's reservation: job index {idx} promised {p}, now {shadow}"
-                    );
-                }
-                qs.promise = Some((j, shadow));
-            }
-            _ => qs.promise = Some((idx, shadow)),
-        }
-    }
-
-    fn check_head_promise(&mut self, idx: u32, flexible: bool) {
-        let now = self.now;
-        // A promise is renewed at every round after a fixed reservation changes, so the
-        // check holds with reservations too; Flexible's top job can lose its place.
-        let check = self.config.check_invariants && !flexible;
-        let qs = self.queue_state();
-        if let Some((j, p)) = qs.promise
-            && j == idx
-        {
-            if check {
-                assert!(
-                    now <= p,
-                    "EASY started the head (job index {idx}) at {now}, after its reservation {p}"
-                );
-            }
-            qs.promise = None;
-        }
-    }
-
-    /// Flexible backfilling: re-sort the queue by the Klusáček priority (spec §2.12).
-    fn sort_by_priority(&mut self) {
-        let now = self.now;
-        let w = self.config.flex;
-        let PolicyState::Queue(qs) = &mut self.policy else {
-            unreachable!("queue policy state")
-        };
-        if qs.q.len() < 2 {
-            return;
-        }
-        let jobs = &self.jobs;
-        let st = &self.st;
-        let (mut emin, mut emax, mut wmax, mut dmax) = (Time::MAX, Time::MIN, 0, Time::MIN);
-        for e in qs.q.as_slice() {
-            let j = &jobs[e.idx as usize];
-            emin = emin.min(e.est);
-            emax = emax.max(e.est);
-            wmax = wmax.max(now - j.submit);
-            if let Some(d) = j.deadline {
-                dmax = dmax.max(d - now);
-            }
-        }
-        let (elo, ehi) = w.exec_range.unwrap_or((emin, emax));
-        qs.keys.clear();
-        for e in qs.q.as_slice() {
-            let j = &jobs[e.idx as usize];
-            let ex = if ehi > elo {
-                (ehi - e.est) as f64 / (ehi - elo) as f64
-            } else {
-                0.0
-            };
-            let wt = if wmax > 0 {
-                (now - j.submit) as f64 / wmax as f64
-            } else {
-                0.0
-            };
-            let dl = match j.deadline {
-                None => 0.0,
-                Some(_) if dmax <= 0 => 1.0,
-                Some(d) => 1.0 - ((d - now) as f64 / dmax as f64).clamp(0.0, 1.0),
-            };
-            let prio = w.deadline * dl + w.wait * wt + w.exec * ex;
-            qs.keys.push((prio, st[e.idx as usize].seq, *e));
-        }
-        qs.keys
-            .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        for (slot, k) in qs.q.as_mut_slice().iter_mut().zip(&qs.keys) {
-            *slot = k.2;
-        }
-    }
-
     // --- invariants ------------------------------------------------------------------------
 
     fn check_invariants(&self) {
@@ -1443,11 +1329,9 @@ impl Simulator {
                 panic!("machine {m} profile at {}: {e}", self.now);
             }
         }
-        if let PolicyState::Cons(c) = &self.policy {
-            for (m, p) in c.base.iter().enumerate() {
-                if let Err(e) = p.validate() {
-                    panic!("machine {m} base profile at {}: {e}", self.now);
-                }
+        for (m, p) in self.base.iter().flatten().enumerate() {
+            if let Err(e) = p.validate() {
+                panic!("machine {m} base profile at {}: {e}", self.now);
             }
         }
     }

@@ -3,12 +3,18 @@
 //! built-in FCFS and EASY on random heterogeneous grids (both machine-selection rules, actual
 //! and requested run times), so a policy run through the hook sees the same event order,
 //! capacity accounting, run-time scaling and reservations ([`Round::hold`]).
+//!
+//! The built-in policies are dispatchers themselves ([`policies`]): handed to `run_with`
+//! (alone or wrapped in a dispatcher of the user's) they give their policy's schedule and
+//! work counts, and the facilities they use ([`Round::reserve`], [`Round::cancel`],
+//! [`Round::early_completions`], [`Round::fits_now`]) behave as documented.
 
 use std::collections::VecDeque;
 
+use gridsched_batch::policies::{Builtin, Easy};
 use gridsched_batch::{
-    Config, Dispatcher, Estimates, Job, Machine, MachineSelect, Outcome, Platform, Policy, Round,
-    SimError, Simulator, audit,
+    Compression, Config, Dispatcher, Estimates, Job, Machine, MachineSelect, Outcome, Platform,
+    Policy, Round, SimError, Simulator, audit,
 };
 use proptest::prelude::*;
 
@@ -309,4 +315,182 @@ fn wake_at_schedules_a_round() {
     assert_eq!(d.calls, [0, 7, 10]);
     let o: Vec<_> = sim.outcomes().collect();
     assert_eq!((o[0].start, o[0].end), (7, 10));
+}
+
+proptest! {
+    /// `Policy::X` is nothing but its built-in dispatcher: the same dispatcher driven through
+    /// `run_with` gives the same schedule, rounds and work counts, for every policy, both
+    /// machine-selection rules, both estimates and both compression rules.
+    #[test]
+    fn builtin_dispatchers_equal_their_policies(
+        (machines, jobs) in workload(),
+        policy in prop::sample::select(vec![Policy::Fcfs, Policy::Easy, Policy::Flexible, Policy::Conservative]),
+        first_fit in any::<bool>(),
+        requested in prop::collection::vec(1i64..40, 40),
+        use_requested in any::<bool>(),
+        in_place in any::<bool>(),
+    ) {
+        let select = if first_fit { MachineSelect::FirstFit } else { MachineSelect::Fastest };
+        let estimates = if use_requested { Estimates::Requested } else { Estimates::Actual };
+        let compression = if in_place { Compression::InPlace } else { Compression::Replay };
+        let jobs: Vec<Job> = jobs.into_iter().zip(requested).map(|(j, q)| j.requested(q)).collect();
+        let platform = Platform::grid(machines, 2).unwrap();
+        let config = |p| {
+            Config::new(p)
+                .machine_select(select)
+                .estimates(estimates)
+                .compression(compression)
+                .check_invariants(true)
+        };
+        let mut builtin = Simulator::with_jobs(platform.clone(), config(policy), jobs.clone()).unwrap();
+        builtin.run();
+        let mut d = Builtin::for_config(&config(policy)).unwrap();
+        let mut external = Simulator::with_jobs(platform, config(Policy::External), jobs).unwrap();
+        external.run_with(&mut d).unwrap();
+        prop_assert!(external.is_finished());
+        prop_assert_eq!(outcomes(&external), outcomes(&builtin));
+        let (b, e, p) = (builtin.counters(), external.counters(), d.counters());
+        prop_assert_eq!((b.events, b.rounds), (e.events, e.rounds));
+        prop_assert_eq!(
+            (b.backfill_checks, b.compressions, b.replanned, b.moved),
+            (p.backfill_checks, p.compressions, p.replanned, p.moved)
+        );
+    }
+}
+
+/// A dispatcher of the user's can own a built-in one and delegate to it: here EASY plus an
+/// audit after every round (no machine over capacity, every running job inside its profile)
+/// gives EASY's schedule. The wrapped policy must see every round, since it learns of
+/// arrivals from the round's notifications.
+#[test]
+fn a_user_dispatcher_can_wrap_builtin_easy() {
+    struct Audited {
+        inner: Easy,
+        rounds: u64,
+    }
+    impl Dispatcher for Audited {
+        fn round(&mut self, r: &mut Round<'_>) -> Result<(), SimError> {
+            self.rounds += 1;
+            self.inner.round(r)?;
+            for m in 0..r.platform().len() {
+                assert!(
+                    r.free_now(m) >= 0,
+                    "machine {m} over capacity at {}",
+                    r.now()
+                );
+            }
+            Ok(())
+        }
+    }
+    let platform = Platform::grid(
+        vec![Machine { cpus: 4, speed: 2 }, Machine { cpus: 6, speed: 1 }],
+        1,
+    )
+    .unwrap();
+    let jobs: Vec<Job> = (0..60)
+        .map(|i| {
+            Job::new(
+                i + 1,
+                (i as i64 * 7) % 50,
+                1 + (i as u32 * 5) % 6,
+                5 + (i as i64 * 13) % 40,
+            )
+        })
+        .map(|j| j.requested(j.run + 9))
+        .collect();
+    let config = |p| {
+        Config::new(p)
+            .estimates(Estimates::Requested)
+            .check_invariants(true)
+    };
+    let mut builtin =
+        Simulator::with_jobs(platform.clone(), config(Policy::Easy), jobs.clone()).unwrap();
+    builtin.run();
+    let mut d = Audited {
+        inner: Easy::new(),
+        rounds: 0,
+    };
+    let mut sim = Simulator::with_jobs(platform, config(Policy::External), jobs).unwrap();
+    sim.run_with(&mut d).unwrap();
+    assert_eq!(outcomes(&sim), outcomes(&builtin));
+    assert_eq!(d.rounds, sim.counters().rounds);
+    assert_eq!(
+        d.inner.counters().backfill_checks,
+        builtin.counters().backfill_checks
+    );
+}
+
+/// Reservations outlive their round, show in the profile (not the base profile), are refused twice or where they do not fit, can be cancelled one by one or
+/// all at once, and a start at the reserved place takes the reserved block; early
+/// completions are reported with the hole they leave.
+#[test]
+fn reservations_persist_until_started_or_cancelled() {
+    #[derive(Default)]
+    struct Probe {
+        early: Vec<(i64, u32, i64)>,
+    }
+    impl Dispatcher for Probe {
+        fn round(&mut self, r: &mut Round<'_>) -> Result<(), SimError> {
+            for e in r.early_completions() {
+                self.early.push((r.now(), e.index, e.planned_end));
+            }
+            match r.now() {
+                0 => {
+                    // One machine of 4: job 0 (4 procs) runs [0, 10) planned to 20.
+                    r.start(0, 0)?;
+                    assert!(!r.fits_now(1, 0));
+                    assert!(r.is_monotone(0));
+                    r.reserve(1, 0, 20)?;
+                    assert!(!r.is_monotone(0));
+                    assert!(
+                        r.reserve(1, 0, 30)
+                            .unwrap_err()
+                            .to_string()
+                            .contains("already")
+                    );
+                    assert!(
+                        r.reserve(2, 0, 15)
+                            .unwrap_err()
+                            .to_string()
+                            .contains("not fit")
+                    );
+                    r.reserve(2, 0, 30)?;
+                    assert_eq!(r.profile(0).free_at(22), 2);
+                    assert_eq!(r.base_profile(0).free_at(22), 4);
+                    assert_eq!(r.cancel(2)?.start, 30);
+                    assert!(r.reservation(2).is_none());
+                    r.reserve(2, 0, 30)?;
+                    r.wake_at(20);
+                }
+                10 => {
+                    // Job 0 ended early: the hole [10, 20) is reported; re-plan everything.
+                    let one = r.reservation(1).unwrap();
+                    assert_eq!((one.start, one.first_start), (20, 20));
+                    r.cancel_all();
+                    assert!(r.reservation(1).is_none() && r.reservation(2).is_none());
+                    assert_eq!(r.profile(0).free_at(25), 4);
+                    r.reserve(1, 0, 10)?;
+                    r.reserve(2, 0, 10)?;
+                    assert_eq!(r.reservation(1).unwrap().first_start, 20);
+                    r.start(1, 0)?;
+                    r.start(2, 0)?;
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+    }
+    let platform = Platform::grid(vec![Machine { cpus: 4, speed: 1 }], 1).unwrap();
+    let jobs = vec![
+        Job::new(1, 0, 4, 10).requested(20),
+        Job::new(2, 0, 2, 5).requested(10),
+        Job::new(3, 0, 2, 5).requested(10),
+    ];
+    let config = Config::new(Policy::External).estimates(Estimates::Requested);
+    let mut sim = Simulator::with_jobs(platform, config, jobs).unwrap();
+    let mut d = Probe::default();
+    sim.run_with(&mut d).unwrap();
+    assert_eq!(d.early, [(10, 0, 20), (15, 1, 20), (15, 2, 20)]);
+    let o = outcomes(&sim);
+    assert_eq!((o[1].start, o[2].start), (10, 10));
 }
