@@ -148,6 +148,58 @@ impl ChunkedList {
         self.chunks.iter().flatten()
     }
 
+    /// Calls `f` on the slices of the chunks that hold ranks `a..b`, in order.
+    fn pieces(&self, a: usize, b: usize, mut f: impl FnMut(&[CoallocPeriod])) {
+        if a >= b {
+            return;
+        }
+        let (ca, oa) = self.locate(a);
+        let (cb, ob) = if b >= self.len {
+            (self.chunks.len(), 0)
+        } else {
+            self.locate(b)
+        };
+        if ca == cb {
+            f(&self.chunks[ca][oa..ob]);
+            return;
+        }
+        f(&self.chunks[ca][oa..]);
+        for ch in &self.chunks[ca + 1..cb] {
+            f(ch);
+        }
+        if ob > 0 {
+            f(&self.chunks[cb][..ob]);
+        }
+    }
+
+    /// The number of periods of ranks `a..b` ending before `e`: a count over contiguous
+    /// slices, with no per-period cursor step or merge.
+    pub(super) fn count_ending_before(&self, a: usize, b: usize, e: i64) -> usize {
+        let mut count = 0;
+        self.pieces(a, b, |piece| {
+            count += piece.iter().filter(|p| p.end < e).count();
+        });
+        count
+    }
+
+    /// Appends the periods of ranks `a..b` ending at or after `e` to `out`, in primary order.
+    pub(super) fn extend_ending_from(
+        &self,
+        a: usize,
+        b: usize,
+        e: i64,
+        out: &mut Vec<CoallocPeriod>,
+    ) {
+        self.pieces(a, b, |piece| {
+            out.extend(piece.iter().filter(|p| p.end >= e));
+        });
+    }
+
+    /// Appends the periods of ranks `a..b` to `out`, in primary order.
+    pub(super) fn extend_range(&self, a: usize, b: usize, out: &mut Vec<CoallocPeriod>) {
+        self.pieces(a, b, |piece| out.extend_from_slice(piece));
+    }
+
     /// Removes the periods of `rem` (all present) and inserts those of `ins` (all absent); both
     /// in primary order. Returns the number of removals and insertions.
     pub(super) fn apply(&mut self, rem: &[CoallocPeriod], ins: &[CoallocPeriod]) -> u64 {
@@ -313,6 +365,7 @@ mod tests {
                 1..12,
             ),
             probe in 0i64..400,
+            cuts in prop::collection::vec((0usize..1200, 0usize..1200), 1..6),
         ) {
             let mut list = ChunkedList::default();
             let mut oracle: BTreeMap<Key, CoallocPeriod> = BTreeMap::new();
@@ -352,6 +405,24 @@ mod tests {
                     cur.advance();
                 }
                 prop_assert_eq!(cur.peek(), None);
+                // Range counts and reads against the oracle's range, on ranges that start and
+                // end inside chunks, at chunk bounds, or span several chunks.
+                for &(x, y) in &cuts {
+                    let (a, b) = (x.min(y).min(want.len()), x.max(y).min(want.len()));
+                    let range = &want[a..b];
+                    prop_assert_eq!(
+                        list.count_ending_before(a, b, probe),
+                        range.iter().filter(|q| q.end < probe).count()
+                    );
+                    let mut got = Vec::new();
+                    list.extend_ending_from(a, b, probe, &mut got);
+                    let feasible: Vec<CoallocPeriod> =
+                        range.iter().filter(|q| q.end >= probe).copied().collect();
+                    prop_assert_eq!(got, feasible);
+                    let mut all = Vec::new();
+                    list.extend_range(a, b, &mut all);
+                    prop_assert_eq!(all.as_slice(), range);
+                }
             }
         }
     }

@@ -419,6 +419,12 @@ impl QuantumView<'_> {
         }
         lo
     }
+
+    /// The finite list's ranks and the tails' ranks that make up the view's ranks `lo..=hi`.
+    fn ranges(&self, lo: usize, hi: usize) -> ((usize, usize), (usize, usize)) {
+        let (f0, f1) = (self.split(lo), self.split(hi + 1));
+        ((f0, f1), (self.skip + lo - f0, self.skip + hi + 1 - f1))
+    }
 }
 
 impl PrimarySeq for QuantumView<'_> {
@@ -440,6 +446,21 @@ impl PrimarySeq for QuantumView<'_> {
             left -= 1;
             left > 0
         });
+    }
+
+    fn count_ending_before(&self, lo: usize, hi: usize, e: i64) -> usize {
+        // Only finite periods count: a tail ends at OPEN_END = i64::MAX, and `e` (a saturating
+        // sum) never exceeds it.
+        let ((f0, f1), _) = self.ranges(lo, hi);
+        self.finite.count_ending_before(f0, f1, e)
+    }
+
+    fn read_ending_from(&self, lo: usize, hi: usize, e: i64, out: &mut Vec<CoallocPeriod>) {
+        // Every tail contains any window's end (see above): the tails of the range are all
+        // feasible and are copied as they lie.
+        let ((f0, f1), (t0, t1)) = self.ranges(lo, hi);
+        self.finite.extend_ending_from(f0, f1, e, out);
+        self.tails.extend_range(t0, t1, out);
     }
 
     fn scan_from(&self, lo: usize, f: &mut dyn FnMut(&CoallocPeriod) -> bool) {

@@ -73,19 +73,36 @@ fn inorder_visits(a: usize, b: usize, need: usize) -> u64 {
 pub struct SearchScratch {
     marked: Vec<(usize, usize)>,
     feasible: Vec<CoallocPeriod>,
+    /// Every inspected group's pushes (secondary rank ranges), group after group.
     pushes: Vec<(usize, usize)>,
-    group: Vec<CoallocPeriod>,
+    /// The inspected groups: primary ranks `lo..=hi`, `j`, and their pushes' range in `pushes`.
+    groups: Vec<InspectedGroup>,
+}
+
+/// A Phase-2 group, as the counting pass leaves it for the retrieval pass.
+#[derive(Debug, Clone, Copy)]
+struct InspectedGroup {
+    lo: usize,
+    hi: usize,
+    j: usize,
+    pushes: (usize, usize),
 }
 
 /// One quantum's periods in primary order, as the search reads them: by rank, never as a
 /// whole, so that the storage decides what a read costs (a slice, or the quantized index's
-/// chunked lists merged on the fly).
+/// chunked lists merged on the fly). Phase 2 needs no group in primary order, only its count of
+/// periods ending before `e_r` and its feasible periods in any order, which the quantized index
+/// takes from contiguous chunk slices without merging the finite periods with the tails.
 pub(super) trait PrimarySeq {
     fn len(&self) -> usize;
     /// The number of periods starting after `s` (a prefix in primary order).
     fn starting_after(&self, s: i64) -> usize;
     /// Appends the periods of ranks `lo..=hi` to `out`.
     fn read(&self, lo: usize, hi: usize, out: &mut Vec<CoallocPeriod>);
+    /// The number of periods of ranks `lo..=hi` ending before `e` (a group's `j`).
+    fn count_ending_before(&self, lo: usize, hi: usize, e: i64) -> usize;
+    /// Appends the periods of ranks `lo..=hi` ending at or after `e` to `out`, in any order.
+    fn read_ending_from(&self, lo: usize, hi: usize, e: i64, out: &mut Vec<CoallocPeriod>);
     /// Calls `f` on the periods from rank `lo` on, in order, until it returns `false`.
     fn scan_from(&self, lo: usize, f: &mut dyn FnMut(&CoallocPeriod) -> bool);
 }
@@ -99,6 +116,12 @@ impl PrimarySeq for [CoallocPeriod] {
     }
     fn read(&self, lo: usize, hi: usize, out: &mut Vec<CoallocPeriod>) {
         out.extend_from_slice(&self[lo..=hi]);
+    }
+    fn count_ending_before(&self, lo: usize, hi: usize, e: i64) -> usize {
+        self[lo..=hi].iter().filter(|p| p.end < e).count()
+    }
+    fn read_ending_from(&self, lo: usize, hi: usize, e: i64, out: &mut Vec<CoallocPeriod>) {
+        out.extend(self[lo..=hi].iter().filter(|p| p.end >= e));
     }
     fn scan_from(&self, lo: usize, f: &mut dyn FnMut(&CoallocPeriod) -> bool) {
         for p in &self[lo..] {
@@ -130,8 +153,10 @@ pub fn search(
 }
 
 /// [`search`] over any [`PrimarySeq`]. It reads the sequence only by rank: `O(log v)` steps for
-/// the phases' arithmetic plus the Phase-2 groups it inspects (with the default pick), so its
-/// cost does not grow with the quantum's size when the first groups suffice.
+/// the phases' arithmetic, a count per Phase-2 group it inspects, and (with the default pick,
+/// on success only) the feasible periods of the groups it retrieves from; so its cost does not
+/// grow with the quantum's size when the first groups suffice. The counts still read every
+/// period of an inspected group (see `docs/benchmarks.md`, issue 18, third slice).
 pub(super) fn search_seq<M: PrimarySeq + ?Sized>(
     m: &M,
     s: i64,
@@ -170,20 +195,20 @@ pub(super) fn search_seq<M: PrimarySeq + ?Sized>(
     if st.candidates < if n == usize::MAX { 1 } else { n } {
         return st;
     }
-    // Phase 2: groups in reverse marking order.
+    // Phase 2: groups in reverse marking order. A first pass decides everything from counts
+    // (each group's `j`, its pushes, `C^e_r`), so a failed attempt copies no period; a second
+    // pass retrieves from the groups with pushes, reading only their feasible periods.
     let start_len = out.len();
     let mut ce = 0usize;
-    let mut retrieval_left = n;
-    let mut retrieval_visits = 0u64;
+    let pushes = &mut scratch.pushes;
+    pushes.clear();
+    let groups = &mut scratch.groups;
+    groups.clear();
     for gi in (0..marked.len()).rev() {
         let (glo, ghi) = marked[gi];
-        let mut group = std::mem::take(&mut scratch.group);
-        group.clear();
-        m.read(glo, ghi, &mut group);
-        let g = group.len();
-        let j = group.iter().filter(|p| p.end < e).count();
-        let pushes = &mut scratch.pushes;
-        pushes.clear();
+        let g = ghi - glo + 1;
+        let j = m.count_ending_before(glo, ghi, e);
+        let first = pushes.len();
         let (mut lo, mut hi) = (0usize, g - 1);
         while lo < hi && ce < n {
             st.visits += 1;
@@ -203,15 +228,43 @@ pub(super) fn search_seq<M: PrimarySeq + ?Sized>(
                 ce += 1;
             }
         }
-        if pick == CoallocPick::Tree && !pushes.is_empty() {
+        groups.push(InspectedGroup {
+            lo: glo,
+            hi: ghi,
+            j,
+            pushes: (first, pushes.len()),
+        });
+        if ce >= n {
+            break;
+        }
+    }
+    st.feasible = ce;
+    st.success = if n == usize::MAX { ce > 0 } else { ce >= n };
+    if !st.success {
+        return st;
+    }
+    let mut retrieval_left = n;
+    let mut retrieval_visits = 0u64;
+    if pick == CoallocPick::Tree {
+        for grp in groups.iter() {
+            let group_pushes = &pushes[grp.pushes.0..grp.pushes.1];
+            if group_pushes.is_empty() {
+                continue;
+            }
+            if retrieval_left == 0 {
+                break;
+            }
             // E[j..g) = the group's feasible periods in secondary order.
             // The pushes are contiguous rank ranges going down from the top, and each gives
             // its lowest `take` ranks: selections isolate them without sorting the group
-            // (the keys are distinct, so the result is what a full sort gives).
+            // (the keys are distinct, so the result is what a full sort gives, whatever order
+            // the feasible periods arrive in).
+            let j = grp.j;
             let feas = &mut scratch.feasible;
             feas.clear();
-            feas.extend(group.iter().filter(|p| p.end >= e).copied());
-            for &(a, b) in pushes.iter() {
+            m.read_ending_from(grp.lo, grp.hi, e, feas);
+            debug_assert_eq!(feas.len(), grp.hi - grp.lo + 1 - j);
+            for &(a, b) in group_pushes {
                 if retrieval_left == 0 {
                     break;
                 }
@@ -231,16 +284,6 @@ pub(super) fn search_seq<M: PrimarySeq + ?Sized>(
                 retrieval_left -= take;
             }
         }
-        scratch.group = group;
-        if ce >= n {
-            break;
-        }
-    }
-    st.feasible = ce;
-    st.success = if n == usize::MAX { ce > 0 } else { ce >= n };
-    if !st.success {
-        out.truncate(start_len);
-        return st;
     }
     match pick {
         CoallocPick::Tree => st.visits += retrieval_visits,
