@@ -299,7 +299,7 @@ impl Sim {
             "lengths {lens:?} at arrival {k}, seed {}",
             self.p.seed
         );
-        if k % self.p.check_every == 0 {
+        if k.is_multiple_of(self.p.check_every) {
             self.check(&format!(
                 "after advance({now}) at arrival {k}, seed {}",
                 self.p.seed

@@ -193,7 +193,7 @@ pub fn parse_braun(
     let (tasks, machines) = match (header, shape) {
         (Some((t, m, _)), _) | (None, Some((t, m))) => (t, m),
         (None, None) => {
-            if values.is_empty() || values.len() % BRAUN_MACHINES != 0 {
+            if values.is_empty() || !values.len().is_multiple_of(BRAUN_MACHINES) {
                 return Err(err(
                     file,
                     last_line,

@@ -338,10 +338,10 @@ impl ReservationScheduler {
                         "server {server}: reservation [{start}, {end}) overlaps or is out of order"
                     )));
                 }
-                if let Engine::Gaps(index) = &mut s.engine {
-                    if start - free_from >= config.l_min {
-                        index.insert(IdlePeriod::new(free_from, start, server));
-                    }
+                if let Engine::Gaps(index) = &mut s.engine
+                    && start - free_from >= config.l_min
+                {
+                    index.insert(IdlePeriod::new(free_from, start, server));
                 }
                 free_from = end;
             }

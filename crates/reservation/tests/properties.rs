@@ -127,10 +127,10 @@ impl Model {
 
     /// A gap as the scheduler sees it (with its clipped start under expiry `Clip`).
     fn seen(&self, mut g: Gap) -> Gap {
-        if let Some((boundary, at)) = self.clip.as_ref().and_then(|c| c.rotated) {
-            if g.start < boundary {
-                g.start = at;
-            }
+        if let Some((boundary, at)) = self.clip.as_ref().and_then(|c| c.rotated)
+            && g.start < boundary
+        {
+            g.start = at;
         }
         g
     }
@@ -459,10 +459,10 @@ fn run_checked(
             )
         };
         audit.record(i, req, got.as_ref());
-        if let Some(b) = &got {
-            if b.start < req.arrival {
-                return Err(format!("starts before its arrival\n{}", ctx()));
-            }
+        if let Some(b) = &got
+            && b.start < req.arrival
+        {
+            return Err(format!("starts before its arrival\n{}", ctx()));
         }
         let verdict = match lact_want {
             Some(want) => {

@@ -379,10 +379,10 @@ impl GridSchedule {
                 self.refresh_totals();
                 debug_assert_eq!(self.objective(now), best);
             }
-            if tabu.len() == capacity {
-                if let Some(old) = tabu.pop_front() {
-                    self.tabu_mark[old as usize] = false;
-                }
+            if tabu.len() == capacity
+                && let Some(old) = tabu.pop_front()
+            {
+                self.tabu_mark[old as usize] = false;
             }
             if capacity > 0 {
                 tabu.push_back(moved.index);

@@ -101,7 +101,7 @@ impl Dispatcher for ScheduleDispatcher<'_> {
             }
             self.arrivals += 1;
             if let Algorithm::EgEdfTabu(ts) = self.algorithm
-                && self.arrivals % u64::from(ts.frequency) == 0
+                && self.arrivals.is_multiple_of(u64::from(ts.frequency))
             {
                 self.schedule.tabu_search(
                     ts.iterations,

@@ -89,13 +89,13 @@ impl Churn {
             let n = book.create(ctx.now() + delay, Kind::Message);
             ctx.send(dst, bytes, n)?;
         }
-        if book.budget > 0 && (h >> 16) % 2 == 0 {
+        if book.budget > 0 && (h >> 16).is_multiple_of(2) {
             let delay = (h >> 20) % 4;
             let n = book.create(ctx.now() + delay, Kind::Timer);
             let id = ctx.set_timer(delay, n);
             self.timers.push((id, n));
         }
-        if (h >> 24) % 3 == 0 && !self.timers.is_empty() {
+        if (h >> 24).is_multiple_of(3) && !self.timers.is_empty() {
             let k = ((h >> 28) % self.timers.len() as u64) as usize;
             let (id, n) = self.timers.swap_remove(k);
             if ctx.cancel_timer(id) {

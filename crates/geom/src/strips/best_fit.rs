@@ -656,10 +656,10 @@ fn merge3<T: Ord + Copy>(a: Vec<T>, mid: T, b: Vec<T>) -> Vec<T> {
     loop {
         let mut best: Option<(T, u8)> = None;
         for (cand, src) in [(a.get(i).copied(), 0u8), (b.get(j).copied(), 1), (mid, 2)] {
-            if let Some(c) = cand {
-                if best.is_none_or(|(bc, _)| c < bc) {
-                    best = Some((c, src));
-                }
+            if let Some(c) = cand
+                && best.is_none_or(|(bc, _)| c < bc)
+            {
+                best = Some((c, src));
             }
         }
         match best {

@@ -253,23 +253,23 @@ impl IdlePeriodIndex for TreeIndex {
         let Some(stored) = stored else {
             return false;
         };
-        if self.start.is_some() {
-            if let Some(s) = &mut self.global_start {
-                let found = s.take(&stored).is_some();
-                debug_assert!(found, "global start index lost {stored}");
-            }
+        if self.start.is_some()
+            && let Some(s) = &mut self.global_start
+        {
+            let found = s.take(&stored).is_some();
+            debug_assert!(found, "global start index lost {stored}");
         }
-        if self.start.is_some() || self.global_start.is_some() {
-            if let Some(e) = &mut self.end {
-                let found = e.take(&stored).is_some();
-                debug_assert!(found, "end index lost {stored}");
-            }
+        if (self.start.is_some() || self.global_start.is_some())
+            && let Some(e) = &mut self.end
+        {
+            let found = e.take(&stored).is_some();
+            debug_assert!(found, "end index lost {stored}");
         }
-        if self.start.is_some() || self.global_start.is_some() || self.end.is_some() {
-            if let Some(e) = &mut self.global_end {
-                let found = e.remove_exact(&stored);
-                debug_assert!(found, "global end index lost {stored}");
-            }
+        if (self.start.is_some() || self.global_start.is_some() || self.end.is_some())
+            && let Some(e) = &mut self.global_end
+        {
+            let found = e.remove_exact(&stored);
+            debug_assert!(found, "global end index lost {stored}");
         }
         true
     }

@@ -218,16 +218,16 @@ impl IdlePeriodIndex for GlobalStartIndex {
     fn insert(&mut self, period: IdlePeriod) {
         debug_assert!(period.start < period.end, "empty idle period {period}");
         self.last_hit = None;
-        if let Some(old) = self.pending {
-            if same_start_key(&old, &period) {
-                let done = self
-                    .set
-                    .replace(&mut self.forest, &ByStart(old), ByStart(period));
-                debug_assert!(done, "pending {old} lost");
-                self.pending = None;
-                self.len += 1;
-                return;
-            }
+        if let Some(old) = self.pending
+            && same_start_key(&old, &period)
+        {
+            let done = self
+                .set
+                .replace(&mut self.forest, &ByStart(old), ByStart(period));
+            debug_assert!(done, "pending {old} lost");
+            self.pending = None;
+            self.len += 1;
+            return;
         }
         let added = self.set.insert(&mut self.forest, ByStart(period));
         debug_assert!(added, "idle period {period} is already live");
@@ -572,14 +572,15 @@ impl IdlePeriodIndex for GlobalEndIndex {
         if period.end < self.next_expiry {
             self.next_expiry = period.end;
         }
-        if let Some(old) = self.pending {
-            if old.server == period.server && old.end.to_bits() == period.end.to_bits() {
-                let (set, forest) = self.set_of(&old);
-                if set.replace(forest, &ByEnd(old), ByEnd(period)) {
-                    self.pending = None;
-                    self.len += 1;
-                    return;
-                }
+        if let Some(old) = self.pending
+            && old.server == period.server
+            && old.end.to_bits() == period.end.to_bits()
+        {
+            let (set, forest) = self.set_of(&old);
+            if set.replace(forest, &ByEnd(old), ByEnd(period)) {
+                self.pending = None;
+                self.len += 1;
+                return;
             }
         }
         let (set, forest) = self.set_of(&period);

@@ -364,11 +364,11 @@ impl StartStripIndex {
         };
         let done = slot.set.replace(forest, &ByStart(old), ByStart(period));
         debug_assert!(done, "pending {old} lost");
-        if let Some(bf) = best_fit {
-            if !slot.bf.is_empty() {
-                bf.forest.remove(&mut slot.bf, &old);
-                bf.forest.insert(&mut slot.bf, period);
-            }
+        if let Some(bf) = best_fit
+            && !slot.bf.is_empty()
+        {
+            bf.forest.remove(&mut slot.bf, &old);
+            bf.forest.insert(&mut slot.bf, period);
         }
         true
     }

@@ -583,10 +583,10 @@ impl Leaf {
                 }
             }
             Msg::Accept(id) => {
-                if self.busy.map(|j| j.id) == Some(id) {
-                    if let Some(t) = self.offer_timer.take() {
-                        ctx.cancel_timer(t);
-                    }
+                if self.busy.map(|j| j.id) == Some(id)
+                    && let Some(t) = self.offer_timer.take()
+                {
+                    ctx.cancel_timer(t);
                 }
             }
             Msg::Input(id) => {
@@ -875,11 +875,11 @@ impl Scheduler {
         c: &HierarchyConfig,
         os: Os,
     ) -> Result<(), HierarchyError> {
-        if let Some(p) = self.parent {
-            if !self.rfc_outstanding[os.index()] {
-                self.rfc_outstanding[os.index()] = true;
-                ctx.send(p, c.sizes.header, Msg::Rfc(os))?;
-            }
+        if let Some(p) = self.parent
+            && !self.rfc_outstanding[os.index()]
+        {
+            self.rfc_outstanding[os.index()] = true;
+            ctx.send(p, c.sizes.header, Msg::Rfc(os))?;
         }
         Ok(())
     }

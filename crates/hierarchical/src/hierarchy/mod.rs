@@ -226,12 +226,12 @@ pub fn run_hierarchy(
     if jobs.is_empty() {
         return Err(RunError::Empty);
     }
-    if let Some(oc) = &config.os_changes {
-        if oc.means_ms.is_empty() || oc.means_ms.contains(&0) {
-            return Err(RunError::Config(
-                "OS-change means must be non-empty and positive".into(),
-            ));
-        }
+    if let Some(oc) = &config.os_changes
+        && (oc.means_ms.is_empty() || oc.means_ms.contains(&0))
+    {
+        return Err(RunError::Config(
+            "OS-change means must be non-empty and positive".into(),
+        ));
     }
     let forest = Forest::build_hosted(grid, root, config.scheduler_host);
     // A5 DedicatedNode: a workstation whose node hosts a scheduler is not a user.
@@ -312,11 +312,11 @@ pub fn run_hierarchy(
             .collect();
         let parent = sch.parent.map(sched_id);
         let mut scheduler = Scheduler::new(parent, children, prox);
-        if let Some(pos) = forest.roots.iter().position(|&r| r == k) {
-            if let Some(nb) = &neighbours {
-                let ids = nb[pos].iter().map(|&q| sched_id(forest.roots[q])).collect();
-                scheduler.peer = Some(Box::new(PeerState::new(ids)));
-            }
+        if let Some(pos) = forest.roots.iter().position(|&r| r == k)
+            && let Some(nb) = &neighbours
+        {
+            let ids = nb[pos].iter().map(|&q| sched_id(forest.roots[q])).collect();
+            scheduler.peer = Some(Box::new(PeerState::new(ids)));
         }
         sim.add_actor(wrap(Node::Scheduler(Box::new(scheduler))));
     }

@@ -442,10 +442,10 @@ impl<'a> Evaluator<'a> {
                         }
                     }
                 }
-                if let Some((_, note)) = worst {
-                    if !self.notes.contains(&note) {
-                        self.notes.push(note);
-                    }
+                if let Some((_, note)) = worst
+                    && !self.notes.contains(&note)
+                {
+                    self.notes.push(note);
                 }
                 Value::Bool(ok)
             }

@@ -96,7 +96,7 @@ pub fn level_groups(
             ]
         }
         RateProposal::B => {
-            if servers % 6 != 0 {
+            if !servers.is_multiple_of(6) {
                 return Err(RateVectorError(format!(
                     "rate proposal B needs a number of servers divisible by 6, got {servers}"
                 )));
