@@ -155,6 +155,7 @@ fn replot_redraws_exactly_the_figure_a_run_wrote() {
     // A line figure run at a non-default size (read back from its provenance), a Gantt chart
     // and a grouped bar chart.
     let exps = experiments(&registry, &["fig-3.4", "kumar-fig-4.2", "kumar-fig-5.4"]);
+    let table = experiments(&registry, &["kumar-table-4.1"]);
     let refs: Vec<&Experiment> = exps.iter().collect();
     let dir = tempfile::tempdir().unwrap();
     let project = temp_project(dir.path());
@@ -165,14 +166,23 @@ fn replot_redraws_exactly_the_figure_a_run_wrote() {
         ..RunOptions::default()
     };
     reproduce(&refs[1..], &quick, Some(&project)).unwrap();
+    // A table's page is redrawn beside its SVG, byte for byte.
+    reproduce(&[&table[0]], &quick, Some(&project)).unwrap();
+    let md = project.table_md(&table[0], Scale::Quick);
+    let page = std::fs::read(&md).unwrap();
+    std::fs::remove_file(&md).unwrap();
+    let files = gridsched_repro::reproduce::replot(&table[0], Scale::Quick, &project).unwrap();
+    assert_eq!(
+        files,
+        vec![project.figure_svg(&table[0], Scale::Quick), md.clone()]
+    );
+    assert!(std::fs::read(&md).unwrap() == page);
     for exp in &exps {
         let svg = project.figure_svg(exp, Scale::Quick);
         let written = std::fs::read(&svg).unwrap();
         std::fs::remove_file(&svg).unwrap();
-        let redrawn = gridsched_repro::reproduce::replot(exp, Scale::Quick, &project)
-            .unwrap()
-            .unwrap();
-        assert_eq!(redrawn, svg);
+        let redrawn = gridsched_repro::reproduce::replot(exp, Scale::Quick, &project).unwrap();
+        assert_eq!(redrawn, vec![svg.clone()]);
         assert!(
             std::fs::read(&svg).unwrap() == written,
             "{}: replot differs from the run's SVG",
@@ -182,7 +192,7 @@ fn replot_redraws_exactly_the_figure_a_run_wrote() {
         assert!(
             gridsched_repro::reproduce::replot(exp, Scale::Paper, &project)
                 .unwrap()
-                .is_none()
+                .is_empty()
         );
     }
 }

@@ -301,7 +301,7 @@ pub struct ReplotArgs {
     /// Experiment ids whose figures to redraw.
     #[arg(required_unless_present = "all")]
     ids: Vec<String>,
-    /// Redraw every experiment that has results.
+    /// Redraw every experiment that has results (SVGs, and tables' Markdown pages).
     #[arg(long, conflicts_with = "ids")]
     all: bool,
     /// Only this scale (quick or paper); default: both, wherever results exist.
@@ -325,8 +325,8 @@ pub fn replot(args: ReplotArgs) -> Result<()> {
     for exp in &experiments {
         let mut any = false;
         for &scale in &scales {
-            if let Some(svg) = gridsched_repro::reproduce::replot(exp, scale, &project)? {
-                let shown = svg.strip_prefix(&project.root).unwrap_or(&svg);
+            for file in gridsched_repro::reproduce::replot(exp, scale, &project)? {
+                let shown = file.strip_prefix(&project.root).unwrap_or(&file);
                 println!("{}: redrew {}", exp.spec.id, shown.display());
                 drawn += 1;
                 any = true;

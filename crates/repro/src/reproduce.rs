@@ -339,36 +339,47 @@ pub fn write_outputs(
     let svg = project.figure_svg(exp, scale);
     output::write_atomic(&svg, render_figure(exp, table, scale, size)?.as_bytes())?;
     files.extend([summary, meta, svg]);
-    if exp.spec.kind == "table" {
-        // The document's table beside ours, as REPRODUCTION.md shows it, readable on its own.
-        let md = project.table_md(exp, scale);
-        let text = format!(
-            "# {} — {}\n\n{}",
-            exp.spec.id,
-            exp.spec.caption,
-            crate::report::results_table(exp, table)
-        );
-        output::write_atomic(&md, text.as_bytes())?;
-        files.push(md);
-    }
+    files.extend(write_table_page(exp, table, scale, project)?);
     Ok(files)
 }
 
-/// Re-renders an experiment's SVG at `scale` from its results in `data/` (the runs CSV, plus
-/// the timing CSV if any) without running anything: what a change of the plotting code needs,
+/// A table experiment's page: the document's table beside ours, as REPRODUCTION.md shows it,
+/// readable on its own. Nothing for a figure.
+fn write_table_page(
+    exp: &Experiment,
+    table: &SummaryTable,
+    scale: Scale,
+    project: &Project,
+) -> Result<Option<PathBuf>, HarnessError> {
+    if exp.spec.kind != "table" {
+        return Ok(None);
+    }
+    let md = project.table_md(exp, scale);
+    let text = format!(
+        "# {} — {}\n\n{}",
+        exp.spec.id,
+        exp.spec.caption,
+        crate::report::results_table(exp, table)
+    );
+    output::write_atomic(&md, text.as_bytes())?;
+    Ok(Some(md))
+}
+
+/// Re-renders an experiment's SVG (and a table's Markdown page) at `scale` from its results
+/// in `data/` (the runs CSV, plus the timing CSV if any) without running anything: what a change of the plotting code needs,
 /// since re-running paper-scale sweeps to redraw them would take hours. The summary table is
 /// recomputed from the runs exactly as a run computes it, so a replot of untouched results is
 /// byte-identical to the SVG the run wrote. The run's size comes from its provenance file
 /// (the scale's own size when that is absent, as for the untracked quick provenance).
-/// Returns `None` when the experiment has no results at this scale.
+/// Returns the files written, none when the experiment has no results at this scale.
 pub fn replot(
     exp: &Experiment,
     scale: Scale,
     project: &Project,
-) -> Result<Option<PathBuf>, HarnessError> {
+) -> Result<Vec<PathBuf>, HarnessError> {
     let runs = project.runs_csv(exp, scale);
     if !runs.is_file() {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let (id, read_scale, mut values) = output::read_runs_csv(&runs)?;
     if id != exp.spec.id || read_scale != scale {
@@ -400,7 +411,9 @@ pub fn replot(
     let table = summarize(exp, &values);
     let svg = project.figure_svg(exp, scale);
     output::write_atomic(&svg, render_figure(exp, &table, scale, size)?.as_bytes())?;
-    Ok(Some(svg))
+    let mut files = vec![svg];
+    files.extend(write_table_page(exp, &table, scale, project)?);
+    Ok(files)
 }
 
 /// The SVG of an experiment's figure, by its `plot.kind`.
