@@ -949,20 +949,31 @@ fn best_corner(area: (u32, u32), size: (i32, i32), ink: &[(i32, i32)]) -> ((i32,
         .unwrap_or(((10, 10), 0))
 }
 
-/// Draws a legend box's background and frame.
-fn legend_frame(
+/// Sizes a `cols`-column legend of `names` with `sample`-pixel samples, puts its upper-left
+/// corner where `position` says for that size, and draws its background and frame.
+fn framed_legend(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
-    (x, y): (i32, i32),
-    (w, h): (i32, i32),
-) -> Result<(), PlotError> {
+    names: &[&str],
+    sample: i32,
+    font: &TextStyle<'_>,
+    cols: usize,
+    position: impl FnOnce((i32, i32)) -> (i32, i32),
+) -> Result<LegendBox, PlotError> {
+    let (w, h) = legend_size(area, names, sample, font, cols)?;
+    let (x, y) = position((w, h));
+    let (x, y) = (x.max(0), y.max(0));
     let boxed = [(x, y), (x + w, y + h)];
     area.draw(&Rectangle::new(boxed, WHITE.mix(0.9).filled()))?;
     area.draw(&Rectangle::new(boxed, RGBColor(160, 160, 160)))?;
-    Ok(())
+    Ok(LegendBox {
+        x,
+        y,
+        cols,
+        col_w: legend_column(area, names, sample, font)? + LEGEND_COL_GAP,
+    })
 }
 
-/// Sizes a one-column legend of `names` with `sample`-pixel samples, puts it in the
-/// [`best_corner`] of the plot area and draws its background and frame.
+/// A one-column legend in the [`best_corner`] of the plot area.
 fn place_legend(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
     names: &[&str],
@@ -970,15 +981,9 @@ fn place_legend(
     font: &TextStyle<'_>,
     ink: &[(i32, i32)],
 ) -> Result<LegendBox, PlotError> {
-    let size = legend_size(area, names, sample, font, 1)?;
-    let ((x, y), _) = best_corner(area.dim_in_pixel(), size, ink);
-    let (x, y) = (x.max(0), y.max(0));
-    legend_frame(area, (x, y), size)?;
-    Ok(LegendBox {
-        x,
-        y,
-        cols: 1,
-        col_w: 0,
+    let dims = area.dim_in_pixel();
+    framed_legend(area, names, sample, font, 1, |size| {
+        best_corner(dims, size, ink).0
     })
 }
 
@@ -993,7 +998,7 @@ fn strip_columns(
     Ok(((room / (col + LEGEND_COL_GAP)).max(1) as usize).min(names.len()))
 }
 
-/// Draws a `cols`-column legend frame centred in `strip` (the area below the chart).
+/// A `cols`-column legend centred at the top of `strip` (the area below the chart).
 fn strip_legend(
     strip: &DrawingArea<SVGBackend<'_>, Shift>,
     names: &[&str],
@@ -1001,14 +1006,9 @@ fn strip_legend(
     font: &TextStyle<'_>,
     cols: usize,
 ) -> Result<LegendBox, PlotError> {
-    let size = legend_size(strip, names, sample, font, cols)?;
-    let x = ((strip.dim_in_pixel().0 as i32 - size.0) / 2).max(0);
-    legend_frame(strip, (x, 0), size)?;
-    Ok(LegendBox {
-        x,
-        y: 0,
-        cols,
-        col_w: legend_column(strip, names, sample, font)? + LEGEND_COL_GAP,
+    let width = strip.dim_in_pixel().0 as i32;
+    framed_legend(strip, names, sample, font, cols, |(w, _)| {
+        ((width - w) / 2, 0)
     })
 }
 
