@@ -1,7 +1,7 @@
 //! End-to-end tests of the `gridsched` binary.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use gridsched_reservation::{ReservationScheduler, ScheduleAudit, SchedulerConfig, Strategy};
 use gridsched_sim::{BoundedPareto, StreamKey};
@@ -9,16 +9,8 @@ use gridsched_workload::{
     ReadyOffset, RequestLimits, ReservationWorkload, read_requests, write_requests,
 };
 
-fn gridsched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsched"))
-        .args(args)
-        .output()
-        .expect("run gridsched")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).to_string()
-}
+mod common;
+use common::{gridsched, text};
 
 #[test]
 fn list_shows_every_chapter_3_figure() {

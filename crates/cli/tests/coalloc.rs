@@ -1,23 +1,14 @@
 //! End-to-end tests of `gridsched coalloc` (Castillo ch. 5 online co-allocation on SWF logs).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use gridsched_reservation::coalloc::{
     CoallocConfig, CoallocScheduler, LengthField, requests_from_swf,
 };
 use gridsched_workload::swf::{SwfLoadOptions, load_swf};
 
-fn gridsched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsched"))
-        .args(args)
-        .output()
-        .expect("run gridsched")
-}
-
-fn text(o: &[u8]) -> String {
-    String::from_utf8_lossy(o).into_owned()
-}
+mod common;
+use common::{gridsched, text};
 
 /// Four jobs on a 4-processor machine: job 3 (3 procs, 2 h) blocks job 4 (2 procs) for 2 h;
 /// job 5 (1 proc) fits beside job 3; job 6 asks for 8 processors (wider than the machine).

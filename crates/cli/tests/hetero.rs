@@ -1,7 +1,6 @@
 //! End-to-end tests of `gridsched schedule hetero`.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use gridsched_geom::Window;
 use gridsched_reservation::hetero::{
@@ -11,16 +10,8 @@ use gridsched_sim::StreamKey;
 use gridsched_workload::hetero::HeteroWorkload;
 use gridsched_workload::{Request, write_requests};
 
-fn gridsched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsched"))
-        .args(args)
-        .output()
-        .expect("run gridsched")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).to_string()
-}
+mod common;
+use common::{gridsched, text};
 
 /// The chapter-4 workload on a 12-server level-4 system, as a request CSV.
 fn write_stream(path: &Path, n: usize) -> Vec<Request> {

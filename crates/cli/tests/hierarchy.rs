@@ -1,18 +1,9 @@
 //! End-to-end tests of `gridsched hierarchy` and `gridsched hierarchy delay`.
 
 use std::collections::BTreeSet;
-use std::process::{Command, Output};
 
-fn gridsched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsched"))
-        .args(args)
-        .output()
-        .expect("run gridsched")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::{gridsched, text};
 
 #[test]
 fn delay_reproduces_table_1() {

@@ -1,18 +1,8 @@
 //! `gridsched completions` and `gridsched man`: generated from the clap definitions, written to
 //! standard output or, for the man pages, all into a directory.
 
-use std::process::{Command, Output};
-
-fn gridsched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsched"))
-        .args(args)
-        .output()
-        .expect("run gridsched")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).to_string()
-}
+mod common;
+use common::{gridsched, text};
 
 #[test]
 fn completion_scripts_know_the_commands_and_their_options() {

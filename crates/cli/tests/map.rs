@@ -1,18 +1,9 @@
 //! End-to-end tests of `gridsched map` and `gridsched map generate`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn gridsched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsched"))
-        .args(args)
-        .output()
-        .expect("run gridsched")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).to_string()
-}
+mod common;
+use common::{gridsched, text};
 
 /// The Braun data directory next to the checkout, if present.
 fn braun_file(name: &str) -> Option<PathBuf> {

@@ -11,18 +11,10 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn gridsched<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsched"))
-        .args(args)
-        .output()
-        .expect("run gridsched")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::{gridsched, text};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

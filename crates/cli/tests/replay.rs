@@ -1,18 +1,10 @@
 //! End-to-end tests of `gridsched replay`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn gridsched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsched"))
-        .args(args)
-        .output()
-        .expect("run gridsched")
-}
-
-fn text(o: &[u8]) -> String {
-    String::from_utf8_lossy(o).into_owned()
-}
+mod common;
+use common::{gridsched, text};
 
 /// 4 processors: job 1 (2 procs, 100 s) starts at 0; job 2 (4 procs) waits for it until
 /// 100; job 3 (1 proc, 20 s, requested 30) arrives at 10 and backfills under EASY (it ends

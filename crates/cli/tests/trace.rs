@@ -1,18 +1,9 @@
 //! End-to-end tests of `gridsched trace info` and `gridsched trace convert`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn gridsched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gridsched"))
-        .args(args)
-        .output()
-        .expect("run gridsched")
-}
-
-fn text(o: &[u8]) -> String {
-    String::from_utf8_lossy(o).into_owned()
-}
+mod common;
+use common::{gridsched, text};
 
 const SNIPPET: &str = "; Version: 2.2\n; Computer: test rig\n; MaxProcs: 8\n; Queue: 1 short\n;\n\
 ; Note: THIS IS A CLEANED VERSION OF THE LOG!\n;   job<=2 (2 jobs removed)\n;\n\
