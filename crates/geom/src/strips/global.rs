@@ -92,7 +92,7 @@ impl GlobalStartIndex {
         GlobalStartIndex {
             config,
             forest: Forest::new(),
-            set: StripSet::default(),
+            set: StripSet::chunked(),
             clock_strip: None,
             len: 0,
             pending: None,
@@ -374,8 +374,8 @@ impl GlobalEndIndex {
         GlobalEndIndex {
             config,
             forest: Forest::new(),
-            finite: StripSet::default(),
-            tails: StripSet::default(),
+            finite: StripSet::chunked(),
+            tails: StripSet::chunked(),
             clock_strip: None,
             len: 0,
             pending: None,

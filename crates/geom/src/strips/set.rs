@@ -9,20 +9,64 @@
 //! size from converting at every update). Every query has the same answer in both forms: it
 //! is defined by the keys, their order and the same predicates.
 
-use crate::tree::{Forest, NIL, NodeId, Summary};
+use crate::tree::{Forest, NIL, NoBound, NodeId, Summary};
 
 /// A strip larger than this lives in an AVL tree...
 pub(crate) const SMALL_MAX: usize = 16;
 /// ...until it falls back to this size.
 pub(crate) const SMALL_BACK: usize = 8;
 
+/// A chunked set's chunk that grows past this splits in two. (The chunked form's sizes are
+/// small under `cfg(test)`, so that the unit tests split chunks and change forms often.)
+pub(crate) const CHUNK_MAX: usize = if cfg!(test) { 4 } else { 32 };
+/// A chunked set larger than this lives in an AVL tree...
+pub(crate) const CHUNKED_MAX: usize = if cfg!(test) { 24 } else { 4096 };
+/// ...until it falls back to this size.
+pub(crate) const CHUNKED_BACK: usize = if cfg!(test) { 12 } else { 2048 };
+
+/// A run of consecutive keys of a chunked set, with its summary.
+#[derive(Debug, Clone)]
+struct Chunk<K, S> {
+    /// The run's last key, a copy kept beside the summary so that locating a key's chunk
+    /// reads the chunk headers only (one contiguous array), not every run's heap block.
+    last: K,
+    sum: S,
+    keys: Vec<K>,
+}
+
+impl<K: Copy, S: Summary<K>> Chunk<K, S> {
+    fn new(keys: Vec<K>) -> Self {
+        Chunk {
+            last: keys[keys.len() - 1],
+            sum: fold(&keys),
+            keys,
+        }
+    }
+
+    /// Recomputes `last` and `sum` after a change of `keys` (non-empty).
+    #[inline]
+    fn refresh(&mut self) {
+        self.last = self.keys[self.keys.len() - 1];
+        self.sum = fold(&self.keys);
+    }
+}
+
 /// One strip's set of keys (see the module documentation).
 #[derive(Debug, Clone)]
 pub(crate) struct StripSet<K, S> {
-    /// The keys in increasing order, while the set is small (`root == NIL`).
+    /// The keys in increasing order, while the set is small (`root == NIL`, not chunked).
     small: Vec<K>,
     /// Summary of `small` (`None` if it is empty), kept up to date.
     small_sum: Option<S>,
+    /// Whether the set is kept in chunks rather than in `small` while it is not a tree
+    /// ([`StripSet::chunked`]).
+    chunked: bool,
+    /// The keys in increasing order in runs of at most [`CHUNK_MAX`], none empty, while the
+    /// set is chunked and not a tree.
+    chunks: Vec<Chunk<K, S>>,
+    /// The chunked form's summary of every key, computed when asked and forgotten by a
+    /// removal (`None` inside: the set is empty).
+    total: std::cell::OnceCell<Option<S>>,
     /// The AVL tree, while the set is large.
     root: NodeId,
     len: u32,
@@ -33,8 +77,28 @@ impl<K, S> Default for StripSet<K, S> {
         StripSet {
             small: Vec::new(),
             small_sum: None,
+            chunked: false,
+            chunks: Vec::new(),
+            total: std::cell::OnceCell::new(),
             root: NIL,
             len: 0,
+        }
+    }
+}
+
+impl<K, S> StripSet<K, S> {
+    /// An empty set kept in chunks of at most [`CHUNK_MAX`] keys, each with its summary, up to
+    /// [`CHUNKED_MAX`] keys, and in an AVL tree beyond: what one set of *all* live periods
+    /// (the global indexes) is at the thesis's sizes, a few hundred periods. A query tests
+    /// chunk summaries in order and scans one or two chunks of contiguous keys; an update
+    /// shifts and re-summarizes one chunk — much cheaper at that size than a tree's descents
+    /// and rebalancing. The summary must not depend on the order of the keys it combines
+    /// (`combine` commutative and associative, as the latest / earliest / longest summaries
+    /// are): an insertion combines the new key into its chunk's summary.
+    pub(crate) fn chunked() -> Self {
+        StripSet {
+            chunked: true,
+            ..StripSet::default()
         }
     }
 }
@@ -63,6 +127,15 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
     pub(crate) fn summary<'a>(&'a self, forest: &'a Forest<K, S>) -> Option<&'a S> {
         if self.root != NIL {
             forest.summary(self.root)
+        } else if self.chunked {
+            self.total
+                .get_or_init(|| {
+                    self.chunks
+                        .iter()
+                        .map(|c| c.sum)
+                        .reduce(|a, b| S::combine(&a, &b))
+                })
+                .as_ref()
         } else {
             self.small_sum.as_ref()
         }
@@ -81,6 +154,10 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
             if !forest.insert(&mut self.root, key) {
                 return false;
             }
+        } else if self.chunked {
+            if !self.chunk_insert(forest, key) {
+                return false;
+            }
         } else {
             forest.add_visits(1 + u64::from(self.len.max(1).ilog2()));
             let Err(i) = self.small.binary_search(&key) else {
@@ -96,18 +173,41 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
             }
         }
         self.len += 1;
+        if self.chunked && self.root == NIL && self.len as usize > CHUNKED_MAX {
+            let keys: Vec<K> = self.chunks.drain(..).flat_map(|c| c.keys).collect();
+            self.total = std::cell::OnceCell::new();
+            self.root = forest.build_sorted(&keys);
+        }
         true
+    }
+
+    /// After a removal from the tree: back to chunks (or to the vector) once small enough.
+    fn after_tree_removal(&mut self, forest: &mut Forest<K, S>) {
+        let left = self.len as usize - 1;
+        if self.chunked {
+            if left <= CHUNKED_BACK {
+                let keys = forest.drain(&mut self.root);
+                self.chunks = keys
+                    .chunks(CHUNK_MAX / 2)
+                    .map(|run| Chunk::new(run.to_vec()))
+                    .collect();
+                self.total = std::cell::OnceCell::new();
+            }
+        } else if left <= SMALL_BACK {
+            self.small = forest.drain(&mut self.root);
+            self.resum();
+        }
     }
 
     /// Removes and returns the key equal to `key`.
     pub(crate) fn remove(&mut self, forest: &mut Forest<K, S>, key: &K) -> Option<K> {
         let out = if self.root != NIL {
             let out = forest.remove(&mut self.root, key)?;
-            if self.len as usize - 1 <= SMALL_BACK {
-                self.small = forest.drain(&mut self.root);
-                self.resum();
-            }
+            self.after_tree_removal(forest);
             out
+        } else if self.chunked {
+            let (c, found) = self.chunk_locate(forest, key)?;
+            self.chunk_remove_at(c, found.ok()?)?
         } else {
             forest.add_visits(1 + u64::from(self.len.max(1).ilog2()));
             let i = self.small.binary_search(key).ok()?;
@@ -134,11 +234,12 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
     {
         let out = if self.root != NIL {
             let out = forest.remove_first(&mut self.root, sub, pred)?;
-            if self.len as usize - 1 <= SMALL_BACK {
-                self.small = forest.drain(&mut self.root);
-                self.resum();
-            }
+            self.after_tree_removal(forest);
             out
+        } else if self.chunked {
+            let (c, i) =
+                self.chunk_find_first(forest, None::<&NoBound<K>>, None::<&NoBound<K>>, sub, pred)?;
+            self.chunk_remove_at(c, i)?
         } else {
             if !self.small_sum.as_ref().is_some_and(sub) {
                 forest.add_visits(1);
@@ -167,11 +268,14 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
     {
         let out = if self.root != NIL {
             let out = forest.pop_first_if(&mut self.root, take)?;
-            if self.len as usize - 1 <= SMALL_BACK {
-                self.small = forest.drain(&mut self.root);
-                self.resum();
-            }
+            self.after_tree_removal(forest);
             out
+        } else if self.chunked {
+            if !take(self.chunks.first()?.keys.first()?) {
+                return None;
+            }
+            forest.add_visits(1);
+            self.chunk_remove_at(0, 0)?
         } else {
             if !take(self.small.first()?) {
                 return None;
@@ -191,6 +295,9 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
         if self.root != NIL {
             return forest.replace(self.root, old, new);
         }
+        if self.chunked {
+            return self.chunk_replace(forest, old, new);
+        }
         forest.add_visits(1 + u64::from(self.len.max(1).ilog2()));
         let Ok(i) = self.small.binary_search(old) else {
             return false;
@@ -208,6 +315,10 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
         if self.root != NIL {
             return forest.get(self.root, key).map(|id| *forest.key(id));
         }
+        if self.chunked {
+            let (c, found) = self.chunk_locate(forest, key)?;
+            return found.ok().map(|i| self.chunks[c].keys[i]);
+        }
         forest.add_visits(1 + u64::from(self.len.max(1).ilog2()));
         self.small.binary_search(key).ok().map(|i| self.small[i])
     }
@@ -216,6 +327,8 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
     pub(crate) fn first(&self, forest: &Forest<K, S>) -> Option<K> {
         if self.root != NIL {
             forest.first(self.root).copied()
+        } else if self.chunked {
+            self.chunks.first().map(|c| c.keys[0])
         } else {
             self.small.first().copied()
         }
@@ -225,8 +338,11 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
     pub(crate) fn drain(&mut self, forest: &mut Forest<K, S>) -> Vec<K> {
         self.len = 0;
         self.small_sum = None;
+        self.total = std::cell::OnceCell::new();
         if self.root != NIL {
             forest.drain(&mut self.root)
+        } else if self.chunked {
+            self.chunks.drain(..).flat_map(|c| c.keys).collect()
         } else {
             std::mem::take(&mut self.small)
         }
@@ -234,7 +350,10 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
 
     /// The keys in order.
     pub(crate) fn iter<'a>(&'a self, forest: &'a Forest<K, S>) -> impl Iterator<Item = &'a K> {
-        self.small.iter().chain(forest.iter(self.root))
+        self.small
+            .iter()
+            .chain(self.chunks.iter().flat_map(|c| c.keys.iter()))
+            .chain(forest.iter(self.root))
     }
 
     /// The first key in the range (`lo`/`hi`: monotone bounds) satisfying `pred`; `sub` as in
@@ -257,6 +376,11 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
             return forest
                 .first_in(self.root, lo, hi, sub, pred)
                 .map(|id| *forest.key(id));
+        }
+        if self.chunked {
+            return self
+                .chunk_find_first(forest, lo, hi, sub, pred)
+                .map(|(c, i)| self.chunks[c].keys[i]);
         }
         if lo.is_none() && hi.is_none() && !self.small_sum.as_ref().is_some_and(sub) {
             forest.add_visits(1);
@@ -301,6 +425,9 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
                 .last_in(self.root, lo, hi, sub, pred)
                 .map(|id| *forest.key(id));
         }
+        if self.chunked {
+            return self.chunk_last_in(forest, lo, hi, sub, pred);
+        }
         if lo.is_none() && hi.is_none() && !self.small_sum.as_ref().is_some_and(sub) {
             forest.add_visits(1);
             return None;
@@ -337,6 +464,9 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
     {
         if self.root != NIL {
             return forest.fold_in(self.root, lo, hi);
+        }
+        if self.chunked {
+            return self.chunk_fold_in(forest, lo, hi);
         }
         if lo.is_none() && hi.is_none() {
             forest.add_visits(1);
@@ -382,6 +512,9 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
         if self.root != NIL {
             return forest.for_each_in(self.root, lo, hi, sub, pred, f);
         }
+        if self.chunked {
+            return self.chunk_for_each_in(forest, lo, hi, sub, pred, f);
+        }
         if lo.is_none() && hi.is_none() && !self.small_sum.as_ref().is_some_and(sub) {
             forest.add_visits(1);
             return;
@@ -403,6 +536,314 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
     }
 }
 
+/// The summary of a non-empty run of keys.
+#[inline]
+fn fold<K, S: Summary<K>>(keys: &[K]) -> S {
+    let mut acc = S::of(&keys[0]);
+    for k in &keys[1..] {
+        acc = S::combine(&acc, &S::of(k));
+    }
+    acc
+}
+
+/// The chunked form's operations (see [`StripSet::chunked`]). Visits count the chunks whose
+/// bounds or summary a query tests, the keys it reads, and `1 + log2` per binary search.
+impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
+    /// The chunk that holds `key` or would receive it, and the key's position in it; `None`
+    /// if the set is empty.
+    #[inline]
+    fn chunk_locate(
+        &self,
+        forest: &Forest<K, S>,
+        key: &K,
+    ) -> Option<(usize, Result<usize, usize>)> {
+        let n = self.chunks.len();
+        if n == 0 {
+            forest.add_visits(1);
+            return None;
+        }
+        let c = self.chunks.partition_point(|ch| ch.last < *key).min(n - 1);
+        let keys = &self.chunks[c].keys;
+        forest.add_visits(2 + u64::from(n.ilog2()) + u64::from(keys.len().ilog2()));
+        Some((c, keys.binary_search(key)))
+    }
+
+    fn chunk_insert(&mut self, forest: &mut Forest<K, S>, key: K) -> bool {
+        let Some((c, found)) = self.chunk_locate(forest, &key) else {
+            self.chunks.push(Chunk::new(vec![key]));
+            self.total = std::cell::OnceCell::new();
+            return true;
+        };
+        let Err(i) = found else {
+            return false;
+        };
+        let one = S::of(&key);
+        let chunk = &mut self.chunks[c];
+        chunk.keys.insert(i, key);
+        chunk.sum = S::combine(&chunk.sum, &one);
+        if i + 1 == chunk.keys.len() {
+            chunk.last = key;
+        }
+        if let Some(Some(total)) = self.total.get_mut() {
+            *total = S::combine(total, &one);
+        }
+        if chunk.keys.len() > CHUNK_MAX {
+            let right = chunk.keys.split_off(CHUNK_MAX / 2);
+            chunk.refresh();
+            self.chunks.insert(c + 1, Chunk::new(right));
+        }
+        true
+    }
+
+    /// Removes and returns the key at position `i` of chunk `c`.
+    fn chunk_remove_at(&mut self, c: usize, i: usize) -> Option<K> {
+        let chunk = &mut self.chunks[c];
+        let out = chunk.keys.remove(i);
+        if chunk.keys.is_empty() {
+            self.chunks.remove(c);
+        } else {
+            chunk.refresh();
+        }
+        self.total = std::cell::OnceCell::new();
+        Some(out)
+    }
+
+    fn chunk_replace(&mut self, forest: &mut Forest<K, S>, old: &K, new: K) -> bool {
+        let Some((c, Ok(i))) = self.chunk_locate(forest, old) else {
+            return false;
+        };
+        let keys = &self.chunks[c].keys;
+        let before = if i > 0 {
+            Some(&keys[i - 1])
+        } else {
+            c.checked_sub(1).map(|p| &self.chunks[p].last)
+        };
+        let after = keys
+            .get(i + 1)
+            .or_else(|| self.chunks.get(c + 1).map(|ch| &ch.keys[0]));
+        if before.is_some_and(|k| *k >= new) || after.is_some_and(|k| *k <= new) {
+            return false;
+        }
+        let chunk = &mut self.chunks[c];
+        chunk.keys[i] = new;
+        chunk.refresh();
+        self.total = std::cell::OnceCell::new();
+        true
+    }
+
+    /// The first chunk that may hold a key satisfying `lo` (`lo` holds on a suffix).
+    #[inline]
+    fn chunk_from<L>(&self, lo: Option<&L>, seen: &mut u64) -> usize
+    where
+        L: Fn(&K) -> bool + ?Sized,
+    {
+        match lo {
+            Some(f) => {
+                *seen += 1 + u64::from(self.chunks.len().max(1).ilog2());
+                self.chunks.partition_point(|ch| !f(&ch.last))
+            }
+            None => 0,
+        }
+    }
+
+    /// One past the last chunk that may hold a key satisfying `hi` (`hi` holds on a prefix).
+    #[inline]
+    fn chunk_until<H>(&self, hi: Option<&H>, seen: &mut u64) -> usize
+    where
+        H: Fn(&K) -> bool + ?Sized,
+    {
+        match hi {
+            Some(f) => {
+                *seen += 1 + u64::from(self.chunks.len().max(1).ilog2());
+                self.chunks.partition_point(|ch| f(&ch.keys[0]))
+            }
+            None => self.chunks.len(),
+        }
+    }
+
+    /// Position (chunk, index) of the first key in the range satisfying `pred`. A chunk whose
+    /// summary fails `sub` holds no such key (`sub` is implied by `pred`) and is skipped.
+    fn chunk_find_first<L, H, B, P>(
+        &self,
+        forest: &Forest<K, S>,
+        lo: Option<&L>,
+        hi: Option<&H>,
+        sub: &B,
+        pred: &P,
+    ) -> Option<(usize, usize)>
+    where
+        L: Fn(&K) -> bool + ?Sized,
+        H: Fn(&K) -> bool + ?Sized,
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+    {
+        if self.chunks.is_empty() {
+            forest.add_visits(1);
+            return None;
+        }
+        let mut seen = 0;
+        let (a, b) = (
+            self.chunk_from(lo, &mut seen),
+            self.chunk_until(hi, &mut seen),
+        );
+        let mut hit = None;
+        'chunks: for c in a..b {
+            seen += 1;
+            let chunk = &self.chunks[c];
+            if !sub(&chunk.sum) {
+                continue;
+            }
+            for (i, k) in chunk.keys.iter().enumerate() {
+                seen += 1;
+                if lo.is_some_and(|f| !f(k)) {
+                    continue;
+                }
+                if hi.is_some_and(|f| !f(k)) {
+                    break 'chunks;
+                }
+                if pred(k) {
+                    hit = Some((c, i));
+                    break 'chunks;
+                }
+            }
+        }
+        forest.add_visits(seen);
+        hit
+    }
+
+    fn chunk_last_in<L, H, B, P>(
+        &self,
+        forest: &Forest<K, S>,
+        lo: Option<&L>,
+        hi: Option<&H>,
+        sub: &B,
+        pred: &P,
+    ) -> Option<K>
+    where
+        L: Fn(&K) -> bool + ?Sized,
+        H: Fn(&K) -> bool + ?Sized,
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+    {
+        if self.chunks.is_empty() {
+            forest.add_visits(1);
+            return None;
+        }
+        let mut seen = 0;
+        let (a, b) = (
+            self.chunk_from(lo, &mut seen),
+            self.chunk_until(hi, &mut seen),
+        );
+        let mut hit = None;
+        'chunks: for c in (a..b).rev() {
+            seen += 1;
+            let chunk = &self.chunks[c];
+            if !sub(&chunk.sum) {
+                continue;
+            }
+            for k in chunk.keys.iter().rev() {
+                seen += 1;
+                if hi.is_some_and(|f| !f(k)) {
+                    continue;
+                }
+                if lo.is_some_and(|f| !f(k)) {
+                    break 'chunks;
+                }
+                if pred(k) {
+                    hit = Some(*k);
+                    break 'chunks;
+                }
+            }
+        }
+        forest.add_visits(seen);
+        hit
+    }
+
+    fn chunk_fold_in<L, H>(
+        &self,
+        forest: &Forest<K, S>,
+        lo: Option<&L>,
+        hi: Option<&H>,
+    ) -> Option<S>
+    where
+        L: Fn(&K) -> bool + ?Sized,
+        H: Fn(&K) -> bool + ?Sized,
+    {
+        let mut seen = 0;
+        let (a, b) = (
+            self.chunk_from(lo, &mut seen),
+            self.chunk_until(hi, &mut seen),
+        );
+        let mut acc: Option<S> = None;
+        let mut add = |s: S| {
+            acc = Some(match acc {
+                Some(x) => S::combine(&x, &s),
+                None => s,
+            });
+        };
+        for chunk in &self.chunks[a..b] {
+            seen += 1;
+            if lo.is_none_or(|f| f(&chunk.keys[0])) && hi.is_none_or(|f| f(&chunk.last)) {
+                add(chunk.sum);
+                continue;
+            }
+            for k in &chunk.keys {
+                seen += 1;
+                if lo.is_some_and(|f| !f(k)) {
+                    continue;
+                }
+                if hi.is_some_and(|f| !f(k)) {
+                    break;
+                }
+                add(S::of(k));
+            }
+        }
+        forest.add_visits(seen.max(1));
+        acc
+    }
+
+    fn chunk_for_each_in<L, H, B, P, F>(
+        &self,
+        forest: &Forest<K, S>,
+        lo: Option<&L>,
+        hi: Option<&H>,
+        sub: &B,
+        pred: &P,
+        f: &mut F,
+    ) where
+        L: Fn(&K) -> bool + ?Sized,
+        H: Fn(&K) -> bool + ?Sized,
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+        F: FnMut(&K) + ?Sized,
+    {
+        let mut seen = 0;
+        let (a, b) = (
+            self.chunk_from(lo, &mut seen),
+            self.chunk_until(hi, &mut seen),
+        );
+        for chunk in &self.chunks[a..b] {
+            seen += 1;
+            if !sub(&chunk.sum) {
+                continue;
+            }
+            for k in &chunk.keys {
+                seen += 1;
+                if lo.is_some_and(|g| !g(k)) {
+                    continue;
+                }
+                if hi.is_some_and(|g| !g(k)) {
+                    break;
+                }
+                if pred(k) {
+                    f(k);
+                }
+            }
+        }
+        forest.add_visits(seen.max(1));
+    }
+}
+
 impl<K, S> StripSet<K, S>
 where
     K: Ord + Copy + std::fmt::Debug,
@@ -412,14 +853,52 @@ where
     /// tree while large, a consistent length); returns the number of keys.
     pub(crate) fn check(&self, forest: &Forest<K, S>) -> Result<usize, String> {
         let n = if self.root != NIL {
-            if !self.small.is_empty() {
+            if !self.small.is_empty() || !self.chunks.is_empty() {
                 return Err("a large strip also keeps a vector".into());
             }
             let n = forest.check(self.root)?;
-            if n <= SMALL_BACK {
+            if n <= if self.chunked {
+                CHUNKED_BACK
+            } else {
+                SMALL_BACK
+            } {
                 return Err(format!("a strip of {n} periods kept as a tree"));
             }
             n
+        } else if self.chunked {
+            if !self.small.is_empty() {
+                return Err("a chunked set also keeps a vector".into());
+            }
+            let keys: Vec<K> = self
+                .chunks
+                .iter()
+                .flat_map(|c| c.keys.iter().copied())
+                .collect();
+            if keys.windows(2).any(|w| w[0] >= w[1]) {
+                return Err("chunked set out of order".into());
+            }
+            for chunk in &self.chunks {
+                if chunk.keys.is_empty() || chunk.keys.len() > CHUNK_MAX {
+                    return Err(format!("a chunk of {} keys", chunk.keys.len()));
+                }
+                if chunk.last != chunk.keys[chunk.keys.len() - 1] {
+                    return Err("a chunk's last key is stale".into());
+                }
+                let want: S = fold(&chunk.keys);
+                if want != chunk.sum {
+                    return Err(format!("chunk summary {:?}, expected {want:?}", chunk.sum));
+                }
+            }
+            if let Some(total) = self.total.get() {
+                let want = (!keys.is_empty()).then(|| fold::<K, S>(&keys));
+                if *total != want {
+                    return Err(format!("chunked total {total:?}, expected {want:?}"));
+                }
+            }
+            if keys.len() > CHUNKED_MAX {
+                return Err(format!("a chunked set of {} keys", keys.len()));
+            }
+            keys.len()
         } else {
             if self.small.windows(2).any(|w| w[0] >= w[1]) {
                 return Err("small strip out of order".into());
@@ -500,6 +979,10 @@ mod tests {
         Insert(u16, u16),
         Remove(u16),
         Query(u16, u16, u16),
+        /// Replace the key at `.0` by `(.1, .2)` (refused unless it keeps its rank).
+        Replace(u16, u16, u16),
+        PopFirstIf(u16),
+        RemoveFirst(u16),
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -507,14 +990,21 @@ mod tests {
             5 => (0..60u16, 0..100u16).prop_map(|(k, v)| Op::Insert(k, v)),
             4 => (0..60u16).prop_map(Op::Remove),
             3 => (0..64u16, 0..64u16, 0..100u16).prop_map(|(a, b, t)| Op::Query(a, b, t)),
+            2 => (0..60u16, 0..60u16, 0..100u16).prop_map(|(k, n, v)| Op::Replace(k, n, v)),
+            1 => (0..100u16).prop_map(Op::PopFirstIf),
+            1 => (0..100u16).prop_map(Op::RemoveFirst),
         ]
     }
 
     /// Every query of a set agrees with a `BTreeMap` oracle while the set crosses the
     /// vector / tree thresholds in both directions.
-    fn run(ops: &[Op]) {
+    fn run(ops: &[Op], chunked: bool) {
         let mut forest: Forest<Key, Sum> = Forest::new();
-        let mut set: StripSet<Key, Sum> = StripSet::default();
+        let mut set: StripSet<Key, Sum> = if chunked {
+            StripSet::chunked()
+        } else {
+            StripSet::default()
+        };
         let mut oracle: BTreeMap<u16, u16> = BTreeMap::new();
         for op in ops {
             match *op {
@@ -528,6 +1018,44 @@ mod tests {
                 Op::Remove(k) => {
                     let want = oracle.remove(&k).map(|v| Key(k, v));
                     assert_eq!(set.remove(&mut forest, &Key(k, 0)), want);
+                }
+                Op::Replace(k, n, v) => {
+                    let old = oracle.get(&k).map(|v| Key(k, *v));
+                    let before = oracle.range(..k).next_back().map(|(a, _)| *a);
+                    let after = oracle.range(k + 1..).next().map(|(a, _)| *a);
+                    let fits = old.is_some()
+                        && before.is_none_or(|b| b < n)
+                        && after.is_none_or(|a| a > n);
+                    let probe = old.unwrap_or(Key(k, 0));
+                    assert_eq!(set.replace(&mut forest, &probe, Key(n, v)), fits);
+                    if fits {
+                        oracle.remove(&k);
+                        oracle.insert(n, v);
+                    }
+                    assert_eq!(
+                        set.get(&forest, &Key(n, 0)),
+                        oracle.get(&n).map(|v| Key(n, *v))
+                    );
+                }
+                Op::PopFirstIf(t) => {
+                    let first = oracle.iter().next().map(|(k, v)| (*k, *v));
+                    let want = first.filter(|(_, v)| *v >= t).map(|(k, v)| Key(k, v));
+                    if let Some(Key(k, _)) = want {
+                        oracle.remove(&k);
+                    }
+                    assert_eq!(set.pop_first_if(&mut forest, |k: &Key| k.1 >= t), want);
+                }
+                Op::RemoveFirst(t) => {
+                    let want = oracle
+                        .iter()
+                        .find(|(_, v)| **v >= t)
+                        .map(|(k, v)| Key(*k, *v));
+                    if let Some(Key(k, _)) = want {
+                        oracle.remove(&k);
+                    }
+                    let got =
+                        set.remove_first(&mut forest, &|s: &Sum| s.0 >= t, &|k: &Key| k.1 >= t);
+                    assert_eq!(got, want);
                 }
                 Op::Query(a, b, t) => {
                     let (lo, hi) = (a.min(b), a.max(b));
@@ -566,6 +1094,12 @@ mod tests {
                 }
             }
             assert_eq!(set.check(&forest), Ok(oracle.len()));
+            let total = oracle
+                .iter()
+                .map(|(k, v)| Sum::of(&Key(*k, *v)))
+                .reduce(|a, b| Sum::combine(&a, &b));
+            assert_eq!(set.summary(&forest).copied(), total);
+            assert_eq!(set.check(&forest), Ok(oracle.len()));
             let keys: Vec<Key> = set.iter(&forest).copied().collect();
             let want: Vec<Key> = oracle.iter().map(|(k, v)| Key(*k, *v)).collect();
             assert_eq!(keys, want);
@@ -582,7 +1116,14 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
         #[test]
         fn matches_btreemap_across_thresholds(ops in prop::collection::vec(op(), 0..400)) {
-            run(&ops);
+            run(&ops, false);
+        }
+
+        /// The same for the chunked form, across chunk splits and the chunks / tree
+        /// thresholds.
+        #[test]
+        fn chunked_matches_btreemap_across_thresholds(ops in prop::collection::vec(op(), 0..400)) {
+            run(&ops, true);
         }
     }
 }
