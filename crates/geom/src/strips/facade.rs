@@ -28,8 +28,8 @@ use super::start_index::StartStripIndex;
 /// time's (or the deadline's), that holds a candidate" after `O(1)` root tests on the strips
 /// before it, which is what Min-LIP and Min-TIP ask. First-fit, Max-LIP and Max-TIP instead
 /// ask for the earliest (latest) candidate over the whole horizon, which a strip index finds
-/// by walking every strip up to it (`O(L / w)`); one tree over all periods finds it in
-/// `O(log V)` with the same answers (see [`GlobalStartIndex`]).
+/// by walking every strip up to it (`O(L / w)`); one ordered set of all periods finds it with
+/// a few range searches and the same answers (see [`GlobalStartIndex`]).
 ///
 /// ```
 /// use gridsched_geom::{

@@ -1,4 +1,4 @@
-//! One augmented AVL tree over *all* live periods (no strips), in start or in end order.
+//! One ordered set of *all* live periods (no strips), in start or in end order.
 //!
 //! The thesis partitions the periods into strips because its per-strip trees can only prune a
 //! whole strip at its root; a query that must find "the first strip with a candidate" then
@@ -10,6 +10,16 @@
 //! prune the subtrees that hold no candidate, and "the first strip with a candidate" is the
 //! strip of the first candidate (a strip is a contiguous key range, because `strip_of` is
 //! monotone).
+//!
+//! **Representation.** The set is the augmented AVL tree once it holds more than 4,096
+//! periods. Below that it is *chunked* (the private `set` module): sorted runs of at most 32
+//! periods, each with the same summary and its last key. The same searches then test run
+//! summaries in key order and scan the runs they cannot skip, `O(V / 32 + 32)` per search, and
+//! an update shifts and re-summarizes one run. At the thesis's `n = 20` (a few hundred to a
+//! thousand live periods) that is faster than the tree's descents and rebalancing: 214–239 ns
+//! per chapter-3 job against 282–342 (docs/benchmarks.md, issue 18). The answers do not
+//! depend on the representation; the counted operations do (runs tested and periods read, or
+//! nodes visited).
 //!
 //! The answers are those of [`LinearIndex`](crate::LinearIndex) for the same reasons as the
 //! strip trees' (see the module documentation of `strips`): the same stored values, the same
@@ -29,8 +39,10 @@ use super::keys::{
 use super::scan::scan_select;
 use super::set::StripSet;
 
-/// All live periods in one (start, server)-ordered augmented AVL tree (latest end, earliest
-/// end and longest period per subtree): the start-strip rules without strips.
+/// All live periods in one (start, server)-ordered set (latest end, earliest end and longest
+/// period per subtree or run; chunked or an augmented AVL tree, see the module
+/// documentation): the start-strip rules without strips. The costs below are the tree's; the
+/// chunked form's are `O(V / 32 + 32)`.
 ///
 /// | rule | cost (`V` live periods) |
 /// |---|---|
@@ -312,10 +324,11 @@ impl IdlePeriodIndex for GlobalStartIndex {
     }
 }
 
-/// All live periods in one (end, start descending, server)-ordered augmented AVL tree
-/// (earliest start and greatest length per subtree), the servers' open-ended tails apart in a
-/// second one (at most `n`, usually a short sorted vector): the end-strip rules without
-/// strips.
+/// All live periods in one (end, start descending, server)-ordered set (earliest start and
+/// greatest length per subtree or run; chunked or an augmented AVL tree, see the module
+/// documentation), the servers' open-ended tails apart in a second one (at most `n`, usually
+/// a single run): the end-strip rules without strips. The costs below are the tree's; the
+/// chunked form's are `O(V / 32 + 32)`.
 ///
 /// | rule | cost (`V` live periods) |
 /// |---|---|

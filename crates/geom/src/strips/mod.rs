@@ -5,8 +5,9 @@
 //! - [`StartStripIndex`]: horizontal strips by start time, the T0 pool, Min-LIP, First-fit,
 //!   Max-LIP and (optionally) Best-fit's 2-D trees.
 //! - [`EndStripIndex`]: vertical strips by end time plus the tails' strip, Min-TIP / Max-TIP.
-//! - [`GlobalStartIndex`] / [`GlobalEndIndex`]: one augmented tree over all periods in start
-//!   (end) order; every start-strip (end-strip) rule but Best-fit in `O(log V)`.
+//! - [`GlobalStartIndex`] / [`GlobalEndIndex`]: one set of all periods in start (end) order
+//!   (chunked up to 4,096 periods, an augmented tree beyond); every start-strip (end-strip) rule
+//!   but Best-fit with a few range searches.
 //! - [`TreeIndex`]: the facade a scheduler builds for the rules of its strategy; it picks the
 //!   structures (see its documentation: First-fit, Max-LIP and Max-TIP use the global trees,
 //!   Min-LIP, Min-TIP and Best-fit the strips).
@@ -16,7 +17,10 @@
 //! **Representation.** Trees are arena-allocated augmented AVL trees (`crate::tree`) whose
 //! updates stop climbing at the first unchanged node. A strip of at most 16 periods is kept as
 //! a sorted vector with a cached summary instead (the private `set` module: a tree above 16
-//! periods, a vector again at 8), which is what most strips are at `n = 20`. Summaries hold
+//! periods, a vector again at 8), which is what most strips are at `n = 20`. The global sets
+//! are instead kept in sorted runs of at most 32 periods, each with its summary, up to 4,096
+//! periods (a tree beyond): at a few hundred periods, testing run summaries in order and
+//! shifting one run costs less than a tree's descents and rebalancing. Summaries hold
 //! values (latest end, greatest length, ...), not the periods attaining them, so that removing
 //! one of several equal periods (the servers' tails) changes nothing above it. A period the
 //! scheduler removes stays in place as *pending* until the next operation: if that is the
