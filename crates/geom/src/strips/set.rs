@@ -661,15 +661,18 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
         }
     }
 
-    /// Position (chunk, index) of the first key in the range satisfying `pred`. A chunk whose
-    /// summary fails `sub` holds no such key (`sub` is implied by `pred`) and is skipped.
-    fn chunk_find_first<L, H, B, P>(
+    /// Visits the keys of the range satisfying `pred` in order until `visit` returns `true`,
+    /// and returns where it stopped (chunk, index). A chunk whose summary fails `sub` holds no
+    /// such key (`sub` is implied by `pred`) and is skipped. The one forward search behind
+    /// `first_in`, `remove_first` and `for_each_in`.
+    fn chunk_scan<L, H, B, P>(
         &self,
         forest: &Forest<K, S>,
         lo: Option<&L>,
         hi: Option<&H>,
         sub: &B,
         pred: &P,
+        mut visit: impl FnMut(&K) -> bool,
     ) -> Option<(usize, usize)>
     where
         L: Fn(&K) -> bool + ?Sized,
@@ -677,10 +680,6 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
         B: Fn(&S) -> bool + ?Sized,
         P: Fn(&K) -> bool + ?Sized,
     {
-        if self.chunks.is_empty() {
-            forest.add_visits(1);
-            return None;
-        }
         let mut seen = 0;
         let (a, b) = (
             self.chunk_from(lo, &mut seen),
@@ -701,14 +700,37 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
                 if hi.is_some_and(|f| !f(k)) {
                     break 'chunks;
                 }
-                if pred(k) {
+                if pred(k) && visit(k) {
                     hit = Some((c, i));
                     break 'chunks;
                 }
             }
         }
-        forest.add_visits(seen);
+        forest.add_visits(seen.max(1));
         hit
+    }
+
+    /// Position (chunk, index) of the first key in the range satisfying `pred`.
+    #[inline]
+    fn chunk_find_first<L, H, B, P>(
+        &self,
+        forest: &Forest<K, S>,
+        lo: Option<&L>,
+        hi: Option<&H>,
+        sub: &B,
+        pred: &P,
+    ) -> Option<(usize, usize)>
+    where
+        L: Fn(&K) -> bool + ?Sized,
+        H: Fn(&K) -> bool + ?Sized,
+        B: Fn(&S) -> bool + ?Sized,
+        P: Fn(&K) -> bool + ?Sized,
+    {
+        if self.chunks.is_empty() {
+            forest.add_visits(1);
+            return None;
+        }
+        self.chunk_scan(forest, lo, hi, sub, pred, |_| true)
     }
 
     fn chunk_last_in<L, H, B, P>(
@@ -817,30 +839,10 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
         P: Fn(&K) -> bool + ?Sized,
         F: FnMut(&K) + ?Sized,
     {
-        let mut seen = 0;
-        let (a, b) = (
-            self.chunk_from(lo, &mut seen),
-            self.chunk_until(hi, &mut seen),
-        );
-        for chunk in &self.chunks[a..b] {
-            seen += 1;
-            if !sub(&chunk.sum) {
-                continue;
-            }
-            for k in &chunk.keys {
-                seen += 1;
-                if lo.is_some_and(|g| !g(k)) {
-                    continue;
-                }
-                if hi.is_some_and(|g| !g(k)) {
-                    break;
-                }
-                if pred(k) {
-                    f(k);
-                }
-            }
-        }
-        forest.add_visits(seen.max(1));
+        self.chunk_scan(forest, lo, hi, sub, pred, |k| {
+            f(k);
+            false
+        });
     }
 }
 
