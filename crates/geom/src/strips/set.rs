@@ -6,8 +6,15 @@
 //! linear scans of contiguous memory and its updates shift a few elements. A strip that grows
 //! past [`SMALL_MAX`] periods moves into the thesis's augmented balanced tree, and moves back
 //! when it falls to [`SMALL_BACK`] (the hysteresis keeps a strip that oscillates around one
-//! size from converting at every update). Every query has the same answer in both forms: it
-//! is defined by the keys, their order and the same predicates.
+//! size from converting at every update).
+//!
+//! A set built with [`StripSet::chunked`] (the global indexes' sets of *all* live periods, a
+//! few hundred to a thousand at `n = 20`) uses sorted runs of at most [`CHUNK_MAX`] keys, each
+//! with its summary, instead of the single vector, up to [`CHUNKED_MAX`] keys, and the tree
+//! beyond (back in runs at [`CHUNKED_BACK`]).
+//!
+//! Every query has the same answer in every form: it is defined by the keys, their order and
+//! the same predicates. The visits counted differ: tree nodes, or keys and run headers read.
 
 use crate::tree::{Forest, NIL, NoBound, NodeId, Summary};
 
