@@ -17,7 +17,7 @@ pub struct Attempt {
 /// Castillo's quantized co-allocation index (spec §2.18): time is cut into quanta of length
 /// `l_q`; the quanta `c ..= c + Q` are live, where `c` is the quantum of the current time; every
 /// idle period is stored in every live quantum it intersects, and the tree of a quantum is the
-/// implicit balanced 2-D tree over that quantum's periods (see [`search`](super::search)).
+/// implicit balanced 2-D tree over that quantum's periods (see [`search`](fn@super::search)).
 ///
 /// Storage: each live quantum keeps its *finite* periods in a list in primary order (a ring
 /// of `Q + 1` slots, so discarding a quantum and opening a new one is `O(1)` plus clearing);
