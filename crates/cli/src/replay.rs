@@ -153,45 +153,58 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     if outcomes.len() != n {
         bail!("internal error: {} of {n} jobs finished", outcomes.len());
     }
-    audit(&outcomes, &platform, estimates)
-        .map_err(|e| anyhow::anyhow!("internal error: the schedule fails its audit: {e}"))?;
-    let summary = Summary::new(&outcomes, &platform);
-    let workload = path
-        .file_name()
-        .and_then(|f| f.to_str())
-        .map(|f| f.trim_end_matches(".gz").trim_end_matches(".swf"))
-        .unwrap_or("trace")
-        .replace(',', "_");
-    let json = match &args.summary_json {
-        Some(_) => {
-            let v = serde_json::json!({
-                "trace": path.display().to_string(),
-                "policy": policy.name(),
-                "estimates": match estimates { Estimates::Actual => "actual", Estimates::Requested => "requested" },
-                "compression": match compression { Compression::Replay => "replay", Compression::InPlace => "in-place" },
-                "procs": procs,
-                "limit": args.limit,
-                "jobs_dropped_too_wide": tj.too_wide,
-                "jobs_without_requested_time": tj.no_requested_time,
-                "jobs_running_past_request": tj.run_exceeds_request,
-                "summary": summary,
-            });
-            let mut s = serde_json::to_string_pretty(&v)?;
-            s.push('\n');
-            Some(s)
+    // The audit (a pure check of the schedule) runs on a second thread beside the summary and
+    // the CSV, which read the same outcomes; the CSV's writer waits for its verdict before it
+    // returns, so a failing audit still aborts the write and leaves no output file.
+    let summary = std::thread::scope(|scope| -> Result<Summary> {
+        let verdict = scope.spawn(|| audit(&outcomes, &platform, estimates));
+        let summary = Summary::new(&outcomes, &platform);
+        let workload = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .map(|f| f.trim_end_matches(".gz").trim_end_matches(".swf"))
+            .unwrap_or("trace")
+            .replace(',', "_");
+        let json = match &args.summary_json {
+            Some(_) => {
+                let v = serde_json::json!({
+                    "trace": path.display().to_string(),
+                    "policy": policy.name(),
+                    "estimates": match estimates { Estimates::Actual => "actual", Estimates::Requested => "requested" },
+                    "compression": match compression { Compression::Replay => "replay", Compression::InPlace => "in-place" },
+                    "procs": procs,
+                    "limit": args.limit,
+                    "jobs_dropped_too_wide": tj.too_wide,
+                    "jobs_without_requested_time": tj.no_requested_time,
+                    "jobs_running_past_request": tj.run_exceeds_request,
+                    "summary": summary,
+                });
+                let mut s = serde_json::to_string_pretty(&v)?;
+                s.push('\n');
+                Some(s)
+            }
+            None => None,
+        };
+        // The jobs and the summary, both or neither. The jobs CSV (25 MB on HPC2N) streams into
+        // its temporary file (or, for standard output and devices, into memory until every output
+        // is ready); nothing is visible under the target names before both are complete.
+        let jobs_csv = |w: &mut dyn std::io::Write| {
+            write_batsim_csv(w, &outcomes, &platform, &workload)?;
+            match verdict.join() {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(std::io::Error::other(format!(
+                    "internal error: the schedule fails its audit: {e}"
+                ))),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        };
+        let mut outputs = vec![(args.out.as_path(), out::Content::Writer(Box::new(jobs_csv)))];
+        if let (Some(p), Some(s)) = (&args.summary_json, &json) {
+            outputs.push((p.as_path(), out::Content::Bytes(s.as_bytes())));
         }
-        None => None,
-    };
-    // The jobs and the summary, both or neither. The jobs CSV (25 MB on HPC2N) streams into
-    // its temporary file (or, for standard output and devices, into memory until every output
-    // is ready); nothing is visible under the target names before both are complete.
-    let jobs_csv =
-        |w: &mut dyn std::io::Write| write_batsim_csv(w, &outcomes, &platform, &workload);
-    let mut outputs = vec![(args.out.as_path(), out::Content::Writer(Box::new(jobs_csv)))];
-    if let (Some(p), Some(s)) = (&args.summary_json, &json) {
-        outputs.push((p.as_path(), out::Content::Bytes(s.as_bytes())));
-    }
-    out::write_all_with(outputs)?;
+        out::write_all_with(outputs)?;
+        Ok(summary)
+    })?;
     let mut report = format!(
         "{}: {} on {procs} processors, {} estimates\n",
         path.display(),
