@@ -149,10 +149,7 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
     }
 
     fn resum(&mut self) {
-        let mut it = self.small.iter();
-        self.small_sum = it
-            .next()
-            .map(|k| it.fold(S::of(k), |acc, k| S::combine(&acc, &S::of(k))));
+        self.small_sum = (!self.small.is_empty()).then(|| fold(&self.small));
     }
 
     /// Inserts `key`; `false` if an equal key is present.
@@ -520,7 +517,11 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
             return forest.for_each_in(self.root, lo, hi, sub, pred, f);
         }
         if self.chunked {
-            return self.chunk_for_each_in(forest, lo, hi, sub, pred, f);
+            self.chunk_scan(forest, lo, hi, sub, pred, |k| {
+                f(k);
+                false
+            });
+            return;
         }
         if lo.is_none() && hi.is_none() && !self.small_sum.as_ref().is_some_and(sub) {
             forest.add_visits(1);
@@ -830,27 +831,6 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
         forest.add_visits(seen.max(1));
         acc
     }
-
-    fn chunk_for_each_in<L, H, B, P, F>(
-        &self,
-        forest: &Forest<K, S>,
-        lo: Option<&L>,
-        hi: Option<&H>,
-        sub: &B,
-        pred: &P,
-        f: &mut F,
-    ) where
-        L: Fn(&K) -> bool + ?Sized,
-        H: Fn(&K) -> bool + ?Sized,
-        B: Fn(&S) -> bool + ?Sized,
-        P: Fn(&K) -> bool + ?Sized,
-        F: FnMut(&K) + ?Sized,
-    {
-        self.chunk_scan(forest, lo, hi, sub, pred, |k| {
-            f(k);
-            false
-        });
-    }
 }
 
 impl<K, S> StripSet<K, S>
@@ -918,14 +898,7 @@ where
                     self.small.len()
                 ));
             }
-            let mut want = None;
-            for k in &self.small {
-                let s = S::of(k);
-                want = Some(match want {
-                    Some(a) => S::combine(&a, &s),
-                    None => s,
-                });
-            }
+            let want = (!self.small.is_empty()).then(|| fold::<K, S>(&self.small));
             if want != self.small_sum {
                 return Err(format!(
                     "small strip summary {:?}, expected {want:?}",
