@@ -10,9 +10,9 @@
 use std::fmt::Write as _;
 
 use gridsched_geom::{
-    EndStripIndex, ExpiryMode, GlobalEndIndex, GlobalStartIndex, IdlePeriod, IdlePeriodIndex,
-    LinearIndex, Rule, StartStripIndex, StripGeometry, StripOrder, Time, TreeConfig, TreeIndex,
-    Window,
+    EndStripIndex, ExpiryMode, GlobalEndIndex, GlobalLengthIndex, GlobalStartIndex, IdlePeriod,
+    IdlePeriodIndex, LinearIndex, Rule, StartStripIndex, StripGeometry, StripOrder, Time,
+    TreeConfig, TreeIndex, Window,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -84,6 +84,9 @@ struct Stats {
     carved: u64,
     /// Sum over compared arrivals of the number of live periods.
     live: u64,
+    /// Compared arrivals at which the switching Best-fit index was in the other form than at
+    /// the previous one.
+    best_fit_switches: u64,
 }
 
 impl Stats {
@@ -97,6 +100,7 @@ impl Stats {
         }
         self.carved += o.carved;
         self.live += o.live;
+        self.best_fit_switches += o.best_fit_switches;
     }
 }
 
@@ -113,8 +117,12 @@ struct Sim {
     start_bf_small: StartStripIndex,
     global_start: GlobalStartIndex,
     global_end: GlobalEndIndex,
+    global_length: GlobalLengthIndex,
     facade: TreeIndex,
     facade_rules: Vec<Rule>,
+    /// Best-fit's runs turning into trees above 12 periods and back below 6.
+    best_fit_switching: TreeIndex,
+    best_fit_form: Option<bool>,
     stats: Stats,
 }
 
@@ -141,8 +149,16 @@ impl Sim {
             start_bf_small: StartStripIndex::with_best_fit_thresholds(config, 6, 3),
             global_start: GlobalStartIndex::new(config),
             global_end: GlobalEndIndex::new(config),
+            global_length: GlobalLengthIndex::new(config),
             facade: TreeIndex::new(config, &facade_rules),
             facade_rules,
+            best_fit_switching: TreeIndex::with_best_fit_switch(
+                config,
+                &[Rule::ShortestFeasible],
+                12,
+                6,
+            ),
+            best_fit_form: Some(false),
             stats: Stats::default(),
         };
         for s in 0..p.servers {
@@ -151,7 +167,7 @@ impl Sim {
         sim
     }
 
-    fn indexes(&mut self) -> [&mut dyn IdlePeriodIndex; 8] {
+    fn indexes(&mut self) -> [&mut dyn IdlePeriodIndex; 10] {
         [
             &mut self.linear,
             &mut self.start,
@@ -160,7 +176,9 @@ impl Sim {
             &mut self.start_bf_small,
             &mut self.global_start,
             &mut self.global_end,
+            &mut self.global_length,
             &mut self.facade,
+            &mut self.best_fit_switching,
         ]
     }
 
@@ -188,7 +206,9 @@ impl Sim {
         self.start_bf_small.check_invariants();
         self.global_start.check_invariants();
         self.global_end.check_invariants();
+        self.global_length.check_invariants();
         self.facade.check_invariants();
+        self.best_fit_switching.check_invariants();
         let want = all_bits(&self.linear.periods());
         assert_eq!(
             all_bits(&self.start.periods()),
@@ -210,6 +230,16 @@ impl Sim {
             all_bits(&self.facade.periods()),
             want,
             "facade periods {context}"
+        );
+        assert_eq!(
+            all_bits(&self.global_length.periods()),
+            want,
+            "global length periods {context}"
+        );
+        assert_eq!(
+            all_bits(&self.best_fit_switching.periods()),
+            want,
+            "switching Best-fit periods {context}"
         );
     }
 
@@ -305,6 +335,11 @@ impl Sim {
                 self.p.seed
             ));
         }
+        let on_trees = self.best_fit_switching.best_fit_on_trees();
+        if on_trees != self.best_fit_form {
+            self.stats.best_fit_switches += 1;
+            self.best_fit_form = on_trees;
+        }
         let Some(w) = self.window() else { return };
         self.stats.live += self.linear.len() as u64;
         let mut answers = Vec::with_capacity(RULES.len());
@@ -322,6 +357,9 @@ impl Sim {
                 GlobalEndIndex::supports(*rule).then(|| self.global_end.select(*rule, &w)),
                 (*rule == Rule::ShortestFeasible).then(|| self.start_bf_always.select(*rule, &w)),
                 (*rule == Rule::ShortestFeasible).then(|| self.start_bf_small.select(*rule, &w)),
+                GlobalLengthIndex::supports(*rule).then(|| self.global_length.select(*rule, &w)),
+                (*rule == Rule::ShortestFeasible)
+                    .then(|| self.best_fit_switching.select(*rule, &w)),
             ];
             self.stats.linear_ops[i] += self.linear.operations() - ops.0;
             self.stats.tree_ops[i] += self.start.operations() + self.end.operations() - ops.1;
@@ -334,6 +372,8 @@ impl Sim {
                 got[3],
                 got[4],
                 got[5],
+                got[6],
+                got[7],
                 Some(self.facade.select(*rule, &w)),
             ];
             for (j, g) in got.into_iter().enumerate() {
@@ -484,6 +524,11 @@ fn identical_one_server() {
     let s = streams(1, 0, 5_000, 1, 1);
     report("n = 1", &s);
     assert!(s.queries.iter().all(|q| *q >= 30_000));
+    assert!(
+        s.best_fit_switches >= 20,
+        "{} switches",
+        s.best_fit_switches
+    );
 }
 
 #[test]
@@ -491,6 +536,11 @@ fn identical_two_servers() {
     let s = streams(2, 0, 4_500, 1, 2);
     report("n = 2", &s);
     assert!(s.queries.iter().all(|q| *q >= 30_000));
+    assert!(
+        s.best_fit_switches >= 20,
+        "{} switches",
+        s.best_fit_switches
+    );
 }
 
 #[test]
@@ -588,6 +638,9 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
     let mut global_start = GlobalStartIndex::new(config);
     let mut global_end = GlobalEndIndex::new(config);
     let mut facade = TreeIndex::with_all_rules(config);
+    let mut global_length = GlobalLengthIndex::new(config);
+    // Best-fit's runs turning into trees above 8 periods and back below 4.
+    let mut switching = TreeIndex::with_best_fit_switch(config, &[Rule::ShortestFeasible], 8, 4);
     // Best-fit's range trees in every strip, and in strips of at least 4 periods.
     let mut bf_always = StartStripIndex::with_best_fit_thresholds(config, 1, 0);
     let mut bf_small = StartStripIndex::with_best_fit_thresholds(config, 4, 2);
@@ -619,6 +672,8 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                     facade.insert(p);
                     bf_always.insert(p);
                     bf_small.insert(p);
+                    global_length.insert(p);
+                    switching.insert(p);
                 }
             }
             Op::Remove(i) => {
@@ -641,6 +696,12 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                     assert!(global_end.remove(&p), "op {k}: global end lost {p}");
                     assert!(bf_always.remove(&p), "op {k}: bf_always lost {p}");
                     assert!(bf_small.remove(&p), "op {k}: bf_small lost {p}");
+                    assert!(global_length.remove(&p), "op {k}: global length lost {p}");
+                    assert!(switching.remove(&p), "op {k}: switching lost {p}");
+                    assert!(
+                        !global_length.remove(&p),
+                        "op {k}: global length removed {p} twice"
+                    );
                     assert!(!end.remove(&p), "op {k}: end removed {p} twice");
                     assert!(
                         !global_end.remove(&p),
@@ -658,6 +719,8 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                 facade.advance(now);
                 bf_always.advance(now);
                 bf_small.advance(now);
+                global_length.advance(now);
+                switching.advance(now);
             }
             Op::Query { ready, len, slack } => {
                 let ready = now + f64::from(ready) * q;
@@ -690,9 +753,15 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
                         want,
                         "op {k}: global end, {rule:?}, {w:?}, now {now}"
                     );
+                    assert_eq!(
+                        bits(global_length.select(rule, &w)),
+                        want,
+                        "op {k}: global length, {rule:?}, {w:?}, now {now}"
+                    );
                     if rule == Rule::ShortestFeasible {
                         assert_eq!(bits(bf_always.select(rule, &w)), want, "op {k}: bf_always");
                         assert_eq!(bits(bf_small.select(rule, &w)), want, "op {k}: bf_small");
+                        assert_eq!(bits(switching.select(rule, &w)), want, "op {k}: switching");
                     }
                 }
             }
@@ -718,6 +787,18 @@ fn run_free_form(ops: &[Op], multiplier: u32, expiry: ExpiryMode) {
         facade.check_invariants();
         bf_always.check_invariants();
         bf_small.check_invariants();
+        global_length.check_invariants();
+        switching.check_invariants();
+        assert_eq!(
+            all_bits(&global_length.periods()),
+            want,
+            "op {k}: global length periods"
+        );
+        assert_eq!(
+            all_bits(&switching.periods()),
+            want,
+            "op {k}: switching periods"
+        );
         assert_eq!(
             all_bits(&bf_always.periods()),
             want,

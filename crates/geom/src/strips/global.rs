@@ -34,7 +34,8 @@ use crate::tree::Forest;
 
 use super::TreeConfig;
 use super::keys::{
-    ByEnd, ByStart, EndSum, NO_END, NO_START, StartSum, longest_by_end, longest_by_start, same_bits,
+    ByEnd, ByStart, EndSum, NO_END, NO_START, StartSum, longest_by_end, longest_by_start,
+    same_bits, same_start_key,
 };
 use super::scan::scan_select;
 use super::set::StripSet;
@@ -90,12 +91,6 @@ pub struct GlobalStartIndex {
     last_hit: Option<IdlePeriod>,
     /// Periods examined by the fallback scan.
     steps: Cell<u64>,
-}
-
-/// Same (start, server), i.e. the same key in start order.
-#[inline]
-fn same_start_key(a: &IdlePeriod, b: &IdlePeriod) -> bool {
-    a.start.to_bits() == b.start.to_bits() && a.server == b.server
 }
 
 impl GlobalStartIndex {

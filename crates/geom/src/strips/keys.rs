@@ -105,6 +105,13 @@ ordered_key!(
     by_len
 );
 
+/// Same (start, server): the identity of a live period (a server's periods are disjoint), and
+/// the same key in start order.
+#[inline]
+pub(crate) fn same_start_key(a: &IdlePeriod, b: &IdlePeriod) -> bool {
+    a.start.to_bits() == b.start.to_bits() && a.server == b.server
+}
+
 /// Bitwise equality of two periods (what "unchanged" means for a summary).
 #[inline]
 pub(crate) fn same_bits(a: &IdlePeriod, b: &IdlePeriod) -> bool {

@@ -8,9 +8,12 @@
 //! - [`GlobalStartIndex`] / [`GlobalEndIndex`]: one set of all periods in start (end) order
 //!   (chunked up to 4,096 periods, an augmented tree beyond); every start-strip (end-strip) rule
 //!   but Best-fit with a few range searches.
+//! - [`GlobalLengthIndex`]: all periods in Best-fit's order (length, start, server), as sorted
+//!   runs searched without data-dependent branches; Best-fit's structure while small.
 //! - [`TreeIndex`]: the facade a scheduler builds for the rules of its strategy; it picks the
 //!   structures (see its documentation: First-fit, Max-LIP and Max-TIP use the global trees,
-//!   Min-LIP, Min-TIP and Best-fit the strips).
+//!   Min-LIP and Min-TIP the strips, Best-fit the length-ordered runs up to 65,536 periods and
+//!   the thesis's 2-D trees beyond).
 //!
 //! All of them share a [`TreeConfig`] (strip geometry, expiry mode, look-ahead `L`).
 //!
@@ -40,11 +43,14 @@
 //! restrict the following fold to that strip with the same monotone `strip_of` bounds.
 
 mod best_fit;
+mod best_fit_form;
 mod end_index;
 mod facade;
 mod global;
 mod keys;
+mod length_index;
 mod ring;
+mod runs;
 mod scan;
 mod set;
 mod start_index;
@@ -52,6 +58,7 @@ mod start_index;
 pub use end_index::EndStripIndex;
 pub use facade::TreeIndex;
 pub use global::{GlobalEndIndex, GlobalStartIndex};
+pub use length_index::GlobalLengthIndex;
 pub use start_index::StartStripIndex;
 
 use crate::index::ExpiryMode;

@@ -10,7 +10,8 @@ use crate::tree::Forest;
 use super::TreeConfig;
 use super::best_fit::{BestFitForest, BfRoot};
 use super::keys::{
-    ByStart, Cover, NO_START, StartSum, bound, longest_by_start, pick, same_bits, shorter,
+    ByStart, Cover, NO_START, StartSum, bound, longest_by_start, pick, same_bits, same_start_key,
+    shorter,
 };
 use super::ring::Ring;
 use super::scan::scan_select;
@@ -197,12 +198,6 @@ pub struct StartStripIndex {
     last_hit: Option<IdlePeriod>,
     /// Strips examined and fallback periods scanned.
     steps: Cell<u64>,
-}
-
-/// Same (start, server), i.e. the same key in start order.
-#[inline]
-fn same_start_key(a: &IdlePeriod, b: &IdlePeriod) -> bool {
-    a.start.to_bits() == b.start.to_bits() && a.server == b.server
 }
 
 impl StartStripIndex {

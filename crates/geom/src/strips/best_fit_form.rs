@@ -1,0 +1,173 @@
+//! Best-fit's structure in the form that suits the number of live periods.
+//!
+//! Up to [`RUNS_MAX`] periods Best-fit is answered from [`GlobalLengthIndex`], sorted runs in
+//! Best-fit's own order searched without data-dependent branches; beyond, from the thesis's
+//! strips and 2-D range trees ([`StartStripIndex::with_best_fit`]), whose search is bounded
+//! (`O(log² V)` per boundary strip) where the runs' is not (`O(V)` at worst). The runs were
+//! measured faster at every size we could run — 0.24–0.46 µs per decision from `n = 200` to
+//! `n = 20,000` servers (up to ~21,000 live periods), against 2.4–90 µs for the 2-D trees
+//! (docs/benchmarks.md, issue 18) — so the threshold sits above that range: the trees only
+//! bound the worst case of sets larger than anything measured. The set moves back to runs below
+//! [`RUNS_BACK`] (the gap keeps a set that oscillates around one size from converting at every
+//! update); a conversion re-inserts every live period into a fresh structure advanced to the
+//! last clock, `O(V log V)`, amortized over the at least `RUNS_MAX - RUNS_BACK` updates between
+//! two conversions.
+//!
+//! Both forms answer exactly as [`LinearIndex`](crate::LinearIndex), so the conversions
+//! change no decision; the counted operations are those of the form in use (plus the
+//! conversions' insertions).
+
+use crate::index::{IdlePeriodIndex, Rule};
+use crate::period::{IdlePeriod, Time, Window};
+
+use super::TreeConfig;
+use super::length_index::GlobalLengthIndex;
+use super::start_index::StartStripIndex;
+
+/// Best-fit's periods are runs up to this many...
+pub(crate) const RUNS_MAX: usize = 1 << 16;
+/// ...and the thesis's trees beyond, until they fall below this.
+pub(crate) const RUNS_BACK: usize = 1 << 15;
+
+#[derive(Debug, Clone)]
+enum Form {
+    Runs(GlobalLengthIndex),
+    /// Boxed: the strip index is several times larger, and a conversion is rare.
+    Trees(Box<StartStripIndex>),
+}
+
+impl Form {
+    fn index(&self) -> &dyn IdlePeriodIndex {
+        match self {
+            Form::Runs(r) => r,
+            Form::Trees(t) => t.as_ref(),
+        }
+    }
+
+    fn index_mut(&mut self) -> &mut dyn IdlePeriodIndex {
+        match self {
+            Form::Runs(r) => r,
+            Form::Trees(t) => t.as_mut(),
+        }
+    }
+}
+
+/// Best-fit's structure: runs while small, the thesis's 2-D trees while large (see the module
+/// documentation).
+#[derive(Debug, Clone)]
+pub(crate) struct BestFitIndex {
+    config: TreeConfig,
+    form: Form,
+    /// The runs become trees when the set grows beyond this...
+    to_trees: usize,
+    /// ...and the trees runs again when it falls below this.
+    to_runs: usize,
+    /// The last clock given to `advance`, for the fresh structure of a conversion.
+    now: Option<Time>,
+    /// Operations counted by the structures replaced so far.
+    retired: u64,
+}
+
+impl BestFitIndex {
+    /// Runs up to [`RUNS_MAX`] periods, trees beyond, runs again below [`RUNS_BACK`].
+    pub(crate) fn new(config: TreeConfig) -> Self {
+        Self::with_thresholds(config, RUNS_MAX, RUNS_BACK)
+    }
+
+    /// Runs up to `to_trees` periods, trees beyond, runs again below `to_runs`
+    /// (`to_runs <= to_trees`).
+    pub(crate) fn with_thresholds(config: TreeConfig, to_trees: usize, to_runs: usize) -> Self {
+        assert!(to_runs <= to_trees, "thresholds {to_runs} > {to_trees}");
+        BestFitIndex {
+            config,
+            form: Form::Runs(GlobalLengthIndex::new(config)),
+            to_trees,
+            to_runs,
+            now: None,
+            retired: 0,
+        }
+    }
+
+    /// Whether the thesis's trees are in use.
+    pub(crate) fn is_trees(&self) -> bool {
+        matches!(self.form, Form::Trees(_))
+    }
+
+    /// Removes the live period with `probe`'s (start, server), returned as stored.
+    pub(crate) fn take(&mut self, probe: &IdlePeriod) -> Option<IdlePeriod> {
+        let got = match &mut self.form {
+            Form::Runs(r) => r.take(probe),
+            Form::Trees(t) => t.take(probe),
+        };
+        self.resize();
+        got
+    }
+
+    /// Takes the form the thresholds ask for at the present size (an empty set is on trees
+    /// when `to_trees` is 0).
+    pub(crate) fn settle(&mut self) {
+        self.resize();
+    }
+
+    /// Converts to the other form if the size crossed its threshold.
+    fn resize(&mut self) {
+        let len = self.form.index().len();
+        let fresh = match self.form {
+            Form::Runs(_) if len > self.to_trees || self.to_trees == 0 => {
+                Form::Trees(Box::new(StartStripIndex::with_best_fit(self.config)))
+            }
+            Form::Trees(_) if len < self.to_runs => Form::Runs(GlobalLengthIndex::new(self.config)),
+            _ => return,
+        };
+        let old = std::mem::replace(&mut self.form, fresh);
+        self.retired += old.index().operations();
+        let new = self.form.index_mut();
+        if let Some(now) = self.now {
+            new.advance(now);
+        }
+        for p in old.index().periods() {
+            new.insert(p);
+        }
+    }
+
+    /// Panics unless the structure in use is valid. `O(V)`; for tests.
+    pub(crate) fn check_invariants(&self) {
+        match &self.form {
+            Form::Runs(r) => r.check_invariants(),
+            Form::Trees(t) => t.check_invariants(),
+        }
+    }
+}
+
+impl IdlePeriodIndex for BestFitIndex {
+    fn insert(&mut self, period: IdlePeriod) {
+        self.form.index_mut().insert(period);
+        self.resize();
+    }
+
+    fn remove(&mut self, period: &IdlePeriod) -> bool {
+        self.take(period).is_some()
+    }
+
+    fn advance(&mut self, now: Time) {
+        self.now = Some(now);
+        self.form.index_mut().advance(now);
+        self.resize();
+    }
+
+    fn select(&mut self, rule: Rule, window: &Window) -> Option<IdlePeriod> {
+        self.form.index_mut().select(rule, window)
+    }
+
+    fn len(&self) -> usize {
+        self.form.index().len()
+    }
+
+    fn operations(&self) -> u64 {
+        self.retired + self.form.index().operations()
+    }
+
+    fn periods(&self) -> Vec<IdlePeriod> {
+        self.form.index().periods()
+    }
+}
