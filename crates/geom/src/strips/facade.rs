@@ -64,7 +64,8 @@ pub struct TreeIndex {
     global_start: Option<GlobalStartIndex>,
     end: Option<EndStripIndex>,
     global_end: Option<GlobalEndIndex>,
-    best_fit: Option<BestFitIndex>,
+    /// Boxed: most strategies do not keep it, and it would make every `TreeIndex` larger.
+    best_fit: Option<Box<BestFitIndex>>,
 }
 
 /// Which structure answers a rule.
@@ -101,7 +102,7 @@ impl TreeIndex {
             global_start: (wants_start && global_start).then(|| GlobalStartIndex::new(config)),
             end: (wants_end && !global_end).then(|| EndStripIndex::new(config)),
             global_end: (wants_end && global_end).then(|| GlobalEndIndex::new(config)),
-            best_fit: best_fit.then(|| BestFitIndex::new(config)),
+            best_fit: best_fit.then(|| Box::new(BestFitIndex::new(config))),
         }
     }
 
@@ -121,7 +122,7 @@ impl TreeIndex {
             let mut best_fit = BestFitIndex::with_thresholds(config, to_trees, to_runs);
             // Start in the form the thresholds ask for an empty set.
             best_fit.settle();
-            index.best_fit = Some(best_fit);
+            index.best_fit = Some(Box::new(best_fit));
         }
         index
     }
@@ -129,7 +130,7 @@ impl TreeIndex {
     /// Whether Best-fit is answered by the thesis's 2-D trees at present (`None` if this index
     /// does not keep Best-fit's structure).
     pub fn best_fit_on_trees(&self) -> Option<bool> {
-        self.best_fit.as_ref().map(BestFitIndex::is_trees)
+        self.best_fit.as_ref().map(|b| b.is_trees())
     }
 
     /// An index answering every rule from its trees (both strip families and Best-fit).
@@ -235,7 +236,7 @@ impl TreeIndex {
             out.push(e);
         }
         if let Some(b) = &self.best_fit {
-            out.push(b);
+            out.push(b.as_ref());
         }
         out
     }
@@ -261,7 +262,7 @@ impl TreeIndex {
             return e;
         }
         self.best_fit
-            .as_mut()
+            .as_deref_mut()
             .expect("a TreeIndex keeps at least one index")
     }
 }
