@@ -826,3 +826,40 @@ proptest! {
         run_free_form(&ops, multiplier, if clip { ExpiryMode::Clip } else { ExpiryMode::Pool });
     }
 }
+
+/// Best-fit's structure is the length-ordered runs at every size unless the thesis's trees are
+/// asked for, from the start or above a size (and back below another).
+#[test]
+fn best_fit_structure_by_request() {
+    let config = TreeConfig::new(StripGeometry::for_min_length(1.0, 1), 200.0);
+    let best_fit = [Rule::ShortestFeasible];
+    let mut runs = TreeIndex::new(config, &best_fit);
+    let mut trees = TreeIndex::with_best_fit_switch(config, &best_fit, 0, 0);
+    let mut switching = TreeIndex::with_best_fit_switch(config, &best_fit, 3_000, 1_000);
+    assert_eq!(
+        TreeIndex::new(config, &[Rule::EarliestFeasible]).best_fit_on_trees(),
+        None
+    );
+    assert_eq!(trees.best_fit_on_trees(), Some(true));
+    let periods: Vec<IdlePeriod> = (0..5_000u32)
+        .map(|s| IdlePeriod::new(f64::from(s % 50), 60.0 + f64::from(s % 7), s))
+        .collect();
+    for p in &periods {
+        for ix in [&mut runs, &mut trees, &mut switching] {
+            ix.insert(*p);
+        }
+    }
+    assert_eq!(runs.best_fit_on_trees(), Some(false));
+    assert_eq!(trees.best_fit_on_trees(), Some(true));
+    assert_eq!(switching.best_fit_on_trees(), Some(true));
+    let w = Window::new(10.0, 45.0, 70.0).unwrap();
+    let want = runs.select(Rule::ShortestFeasible, &w);
+    assert!(want.is_some());
+    assert_eq!(trees.select(Rule::ShortestFeasible, &w), want);
+    assert_eq!(switching.select(Rule::ShortestFeasible, &w), want);
+    for p in &periods[..4_200] {
+        assert!(switching.remove(p));
+    }
+    assert_eq!(switching.best_fit_on_trees(), Some(false));
+    switching.check_invariants();
+}

@@ -1,17 +1,19 @@
-//! Best-fit's structure in the form that suits the number of live periods.
+//! Best-fit's structure: length-ordered runs, or the thesis's 2-D trees, or runs that turn
+//! into trees above a size.
 //!
-//! Up to [`RUNS_MAX`] periods Best-fit is answered from [`GlobalLengthIndex`], sorted runs in
-//! Best-fit's own order searched without data-dependent branches; beyond, from the thesis's
-//! strips and 2-D range trees ([`StartStripIndex::with_best_fit`]), whose search is bounded
-//! (`O(log² V)` per boundary strip) where the runs' is not (`O(V)` at worst). The runs were
-//! measured faster at every size we could run — 0.24–0.46 µs per decision from `n = 200` to
-//! `n = 20,000` servers (up to ~21,000 live periods), against 2.4–90 µs for the 2-D trees
-//! (docs/benchmarks.md, issue 18) — so the threshold sits above that range: the trees only
-//! bound the worst case of sets larger than anything measured. The set moves back to runs below
-//! [`RUNS_BACK`] (the gap keeps a set that oscillates around one size from converting at every
-//! update); a conversion re-inserts every live period into a fresh structure advanced to the
-//! last clock, `O(V log V)`, amortized over the at least `RUNS_MAX - RUNS_BACK` updates between
-//! two conversions.
+//! By default Best-fit is answered from [`GlobalLengthIndex`] (sorted runs in Best-fit's own
+//! order, searched without data-dependent branches) at every size. Its search has no
+//! logarithmic bound (`O(V)` at worst) where the thesis's strips and 2-D range trees
+//! ([`StartStripIndex::with_best_fit`]) have one (`O(log² V)` per boundary strip), but the
+//! runs were faster at every size measured, by more as the machine grows: 0.24–0.47 µs per
+//! decision from 200 to 20,000 servers against 2.4–90 µs for the trees, 1.9 µs at 100,000
+//! servers (~104,000 live periods), and a 100,000-server CLI run in 0.03 s against 2.34 s and
+//! 248 MB (docs/benchmarks.md, issue 18). The trees remain available
+//! ([`TreeIndex::with_best_fit_switch`](super::TreeIndex::with_best_fit_switch)): from the
+//! start, or above a size with a lower size to come back at (the gap keeps a set that
+//! oscillates around one size from converting at every update). A conversion re-inserts every
+//! live period into a fresh structure advanced to the last clock, `O(V log V)`, amortized
+//! over the at least `to_trees - to_runs` updates between two conversions.
 //!
 //! Both forms answer exactly as [`LinearIndex`](crate::LinearIndex), so the conversions
 //! change no decision; the counted operations are those of the form in use (plus the
@@ -23,11 +25,6 @@ use crate::period::{IdlePeriod, Time, Window};
 use super::TreeConfig;
 use super::length_index::GlobalLengthIndex;
 use super::start_index::StartStripIndex;
-
-/// Best-fit's periods are runs up to this many...
-pub(crate) const RUNS_MAX: usize = 1 << 16;
-/// ...and the thesis's trees beyond, until they fall below this.
-pub(crate) const RUNS_BACK: usize = 1 << 15;
 
 #[derive(Debug, Clone)]
 enum Form {
@@ -52,8 +49,8 @@ impl Form {
     }
 }
 
-/// Best-fit's structure: runs while small, the thesis's 2-D trees while large (see the module
-/// documentation).
+/// Best-fit's structure: runs, with an optional switch to the thesis's 2-D trees above a size
+/// (see the module documentation).
 #[derive(Debug, Clone)]
 pub(crate) struct BestFitIndex {
     config: TreeConfig,
@@ -69,9 +66,9 @@ pub(crate) struct BestFitIndex {
 }
 
 impl BestFitIndex {
-    /// Runs up to [`RUNS_MAX`] periods, trees beyond, runs again below [`RUNS_BACK`].
+    /// Runs at every size.
     pub(crate) fn new(config: TreeConfig) -> Self {
-        Self::with_thresholds(config, RUNS_MAX, RUNS_BACK)
+        Self::with_thresholds(config, usize::MAX, 0)
     }
 
     /// Runs up to `to_trees` periods, trees beyond, runs again below `to_runs`

@@ -20,7 +20,7 @@ use super::start_index::StartStripIndex;
 ///
 /// | rules | start family | end family |
 /// |---|---|---|
-/// | `ShortestFeasible` (Best-fit) | Best-fit's own structure: [`GlobalLengthIndex`] while it holds at most 65,536 periods, [`StartStripIndex`] with the thesis's 2-D trees beyond (back below 32,768; see [`TreeIndex::with_best_fit_switch`]) | |
+/// | `ShortestFeasible` (Best-fit) | Best-fit's own structure: [`GlobalLengthIndex`] (or the thesis's 2-D trees, [`StartStripIndex`], from a chosen size on: [`TreeIndex::with_best_fit_switch`]) | |
 /// | `EarliestFeasible` or `EarliestStartBeforeReady` (First-fit, Max-LIP) | [`GlobalStartIndex`] (answers Max-LIP's step 2 too) | |
 /// | else other start-strip rules (Min-LIP) | [`StartStripIndex`] | |
 /// | `LatestEndAfterDeadline` (Max-TIP) | | [`GlobalEndIndex`] (answers Max-TIP's step 2 too) |
@@ -33,9 +33,9 @@ use super::start_index::StartStripIndex;
 /// by walking every strip up to it (`O(L / w)`); one ordered set of all periods finds it with
 /// a few range searches and the same answers (see [`GlobalStartIndex`]). Best-fit's answer is
 /// the first feasible period in (length, start, server) order, which sorted runs in that order
-/// find 9–240× faster than the thesis's strips and 2-D trees at every size measured (see
-/// [`GlobalLengthIndex`]); the trees, whose search has a logarithmic bound where the runs' has
-/// none, take over only for sets larger than any measured.
+/// find 9–240× faster than the thesis's strips and 2-D trees at every size measured, up to
+/// 100,000 servers (see [`GlobalLengthIndex`]); the trees, whose search has a logarithmic
+/// bound where the runs' has none, are kept for whoever wants that bound.
 ///
 /// ```
 /// use gridsched_geom::{
@@ -108,9 +108,9 @@ impl TreeIndex {
 
     /// [`TreeIndex::new`] whose Best-fit structure (when `rules` asks Best-fit) turns from
     /// runs into the thesis's 2-D trees above `to_trees` live periods and back below
-    /// `to_runs` (by default 65,536 and 32,768): to test the conversions, to bound Best-fit's
-    /// worst case on smaller sets, or to measure one form alone (`usize::MAX` keeps the runs,
-    /// `0` and `0` the trees).
+    /// `to_runs` (by default it stays runs: `usize::MAX` and `0`): to bound Best-fit's worst
+    /// case by the trees' `O(log² V)` on large sets, to measure the thesis's structure (`0`
+    /// and `0`: trees from the start), or to test the conversions.
     pub fn with_best_fit_switch(
         config: TreeConfig,
         rules: &[Rule],

@@ -12,8 +12,8 @@
 //!   runs searched without data-dependent branches; Best-fit's structure while small.
 //! - [`TreeIndex`]: the facade a scheduler builds for the rules of its strategy; it picks the
 //!   structures (see its documentation: First-fit, Max-LIP and Max-TIP use the global trees,
-//!   Min-LIP and Min-TIP the strips, Best-fit the length-ordered runs up to 65,536 periods and
-//!   the thesis's 2-D trees beyond).
+//!   Min-LIP and Min-TIP the strips, Best-fit the length-ordered runs; the thesis's 2-D trees
+//!   on request).
 //!
 //! All of them share a [`TreeConfig`] (strip geometry, expiry mode, look-ahead `L`).
 //!
