@@ -6,9 +6,9 @@
 //! logarithmic bound (`O(V)` at worst) where the thesis's strips and 2-D range trees
 //! ([`StartStripIndex::with_best_fit`]) have one (`O(log² V)` per boundary strip), but the
 //! runs were faster at every size measured, by more as the machine grows: 0.24–0.47 µs per
-//! decision from 200 to 20,000 servers against 2.4–90 µs for the trees, 1.9 µs at 100,000
-//! servers (~104,000 live periods), and a 100,000-server CLI run in 0.03 s against 2.34 s and
-//! 248 MB (docs/benchmarks.md, issue 18). The trees remain available
+//! decision from 200 to 20,000 servers against 2.4–90 µs for the trees, 1.0 µs at 100,000
+//! servers (~104,000 live periods, against 113 µs for the linear scan), and a 100,000-server
+//! CLI run in 0.03 s against 2.34 s and 248 MB (docs/benchmarks.md, issue 18). The trees remain available
 //! ([`TreeIndex::with_best_fit_switch`](super::TreeIndex::with_best_fit_switch)): from the
 //! start, or above a size with a lower size to come back at (the gap keeps a set that
 //! oscillates around one size from converting at every update). A conversion re-inserts every

@@ -15,8 +15,8 @@
 //! cannot be excluded before the answer's. In practice the answer is a few runs from the job's
 //! length, and a run costs a few nanoseconds (the `runs` module): 0.24–0.46 µs per chapter-3
 //! decision from 200 to 20,000 servers, 9–240× less than the strips and 2-D trees
-//! (docs/benchmarks.md, issue 18); 1.9 µs at 100,000 servers (~104,000 periods), where the
-//! cost grows about like `V`. [`TreeIndex`](super::TreeIndex) answers Best-fit from it at every
+//! (docs/benchmarks.md, issue 18); 1.0 µs at 100,000 servers (~104,000 periods; 2.1× the
+//! cost at 20,000 for 5× the periods). [`TreeIndex`](super::TreeIndex) answers Best-fit from it at every
 //! size unless asked for the trees.
 //!
 //! **Why the answers are those of [`LinearIndex`](crate::LinearIndex).** The order is the
