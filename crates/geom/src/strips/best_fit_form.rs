@@ -96,18 +96,13 @@ impl BestFitIndex {
             Form::Runs(r) => r.take(probe),
             Form::Trees(t) => t.take(probe),
         };
-        self.resize();
+        self.settle();
         got
     }
 
-    /// Takes the form the thresholds ask for at the present size (an empty set is on trees
-    /// when `to_trees` is 0).
+    /// Converts to the form the thresholds ask for at the present size, if it is not the one
+    /// in use (an empty set is on trees when `to_trees` is 0).
     pub(crate) fn settle(&mut self) {
-        self.resize();
-    }
-
-    /// Converts to the other form if the size crossed its threshold.
-    fn resize(&mut self) {
         let len = self.form.index().len();
         let fresh = match self.form {
             Form::Runs(_) if len > self.to_trees || self.to_trees == 0 => {
@@ -139,7 +134,7 @@ impl BestFitIndex {
 impl IdlePeriodIndex for BestFitIndex {
     fn insert(&mut self, period: IdlePeriod) {
         self.form.index_mut().insert(period);
-        self.resize();
+        self.settle();
     }
 
     fn remove(&mut self, period: &IdlePeriod) -> bool {
@@ -149,7 +144,7 @@ impl IdlePeriodIndex for BestFitIndex {
     fn advance(&mut self, now: Time) {
         self.now = Some(now);
         self.form.index_mut().advance(now);
-        self.resize();
+        self.settle();
     }
 
     fn select(&mut self, rule: Rule, window: &Window) -> Option<IdlePeriod> {

@@ -28,9 +28,7 @@ const _: () = assert!(RUN <= 64);
 #[derive(Debug, Clone, Copy)]
 struct Header {
     last: IdlePeriod,
-    min_start: Time,
-    max_end: Time,
-    min_end: Time,
+    sum: RunSummary,
 }
 
 /// One run's lanes; lanes at or beyond `n` are unused. `len[j]` is `end[j] - start[j]`
@@ -56,6 +54,35 @@ pub(crate) struct RunSummary {
     pub min_start: Time,
     pub max_end: Time,
     pub min_end: Time,
+}
+
+impl RunSummary {
+    /// The summary of no period.
+    const EMPTY: RunSummary = RunSummary {
+        min_start: Time::INFINITY,
+        max_end: Time::NEG_INFINITY,
+        min_end: Time::INFINITY,
+    };
+
+    /// This summary with one more period `[start, end)`.
+    #[inline]
+    fn with(self, start: Time, end: Time) -> Self {
+        RunSummary {
+            min_start: self.min_start.min(start),
+            max_end: self.max_end.max(end),
+            min_end: self.min_end.min(end),
+        }
+    }
+
+    /// The summary of two sets of periods together.
+    #[inline]
+    fn combine(self, o: &Self) -> Self {
+        RunSummary {
+            min_start: self.min_start.min(o.min_start),
+            max_end: self.max_end.max(o.max_end),
+            min_end: self.min_end.min(o.min_end),
+        }
+    }
 }
 
 impl Lanes {
@@ -116,18 +143,11 @@ impl Lanes {
 
     fn header(&self) -> Header {
         debug_assert!(self.n > 0);
-        let mut h = Header {
+        let sum = (0..self.n).fold(RunSummary::EMPTY, |s, j| s.with(self.start[j], self.end[j]));
+        Header {
             last: self.get(self.n - 1),
-            min_start: Time::INFINITY,
-            max_end: Time::NEG_INFINITY,
-            min_end: Time::INFINITY,
-        };
-        for j in 0..self.n {
-            h.min_start = h.min_start.min(self.start[j]);
-            h.max_end = h.max_end.max(self.end[j]);
-            h.min_end = h.min_end.min(self.end[j]);
+            sum,
         }
-        h
     }
 }
 
@@ -151,18 +171,12 @@ impl LengthRuns {
 
     /// The summary of every run together (`None` when empty). `O(V / RUN)`.
     pub(crate) fn summary(&self) -> Option<RunSummary> {
-        let first = self.headers.first()?;
-        let mut s = RunSummary {
-            min_start: first.min_start,
-            max_end: first.max_end,
-            min_end: first.min_end,
-        };
-        for h in &self.headers[1..] {
-            s.min_start = s.min_start.min(h.min_start);
-            s.max_end = s.max_end.max(h.max_end);
-            s.min_end = s.min_end.min(h.min_end);
-        }
-        Some(s)
+        let first = self.headers.first()?.sum;
+        Some(
+            self.headers[1..]
+                .iter()
+                .fold(first, |s, h| s.combine(&h.sum)),
+        )
     }
 
     /// The run that holds `key` or would: the first whose last key is not before it (the
@@ -230,9 +244,7 @@ impl LengthRuns {
         run.set(i, &key);
         run.n += 1;
         let h = &mut self.headers[c];
-        h.min_start = h.min_start.min(key.start);
-        h.max_end = h.max_end.max(key.end);
-        h.min_end = h.min_end.min(key.end);
+        h.sum = h.sum.with(key.start, key.end);
         if i == n {
             h.last = key;
         }
@@ -318,12 +330,7 @@ impl LengthRuns {
         for c in from..n {
             let h = &self.headers[c];
             *visits += 1;
-            let sum = RunSummary {
-                min_start: h.min_start,
-                max_end: h.max_end,
-                min_end: h.min_end,
-            };
-            if !keep(&sum) {
+            if !keep(&h.sum) {
                 continue;
             }
             let lanes = &self.lanes[c];
@@ -356,9 +363,9 @@ impl LengthRuns {
             }
             let want = run.header();
             let same = |a: Time, b: Time| a.to_bits() == b.to_bits();
-            if !(same(h.min_start, want.min_start)
-                && same(h.max_end, want.max_end)
-                && same(h.min_end, want.min_end)
+            if !(same(h.sum.min_start, want.sum.min_start)
+                && same(h.sum.max_end, want.sum.max_end)
+                && same(h.sum.min_end, want.sum.min_end)
                 && by_len(&h.last, &want.last) == Ordering::Equal)
             {
                 return Err(format!("stale header {h:?}, want {want:?}"));
