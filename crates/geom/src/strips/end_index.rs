@@ -98,6 +98,15 @@ pub struct EndStripIndex {
     ring: Ring<EndSet>,
     tails: EndSet,
     anchored: bool,
+    /// No ring strip above this one holds a period (kept exact: raised by insertions, lowered
+    /// when a removal empties it). The walks up to the tails' strip, which every Min-TIP step 2
+    /// and Max-TIP fallback makes, stop here instead of reading the empty slots up to the end
+    /// of the ring (about three in four of the slots they walked at n = 20).
+    top: StripId,
+    /// Tests only: walk every slot up to the end of the ring, as the thesis's walk does,
+    /// ignoring `top` (the reference the bounded walks are checked against).
+    #[cfg(test)]
+    whole_ring: bool,
     clock_strip: Option<StripId>,
     /// Live periods (not counting `pending`).
     len: usize,
@@ -120,6 +129,9 @@ impl EndStripIndex {
             past: EndSet::default(),
             tails: EndSet::default(),
             anchored: false,
+            top: StripId::MIN,
+            #[cfg(test)]
+            whole_ring: false,
             clock_strip: None,
             len: 0,
             pending: None,
@@ -175,6 +187,9 @@ impl EndStripIndex {
         let g = self.geometry().strip_of(p.start);
         self.anchor(g);
         let home = self.home(&p);
+        if let Home::Strip(g) = home {
+            self.top = self.top.max(g);
+        }
         let set =
             home_set(&mut self.past, &mut self.ring, &mut self.tails, home, true).expect("grown");
         set.insert(&mut self.forest, ByEnd(p))
@@ -190,8 +205,32 @@ impl EndStripIndex {
         let found = set.remove(&mut self.forest, &ByEnd(*p)).is_some();
         if found {
             self.len -= 1;
+            self.lower_top();
         }
         found
+    }
+
+    /// Lowers `top` past the empty slots below it (after a removal may have emptied it).
+    fn lower_top(&mut self) {
+        let base = self.ring.base();
+        while self.top >= base && self.ring.get(self.top).is_none_or(EndSet::is_empty) {
+            self.top -= 1;
+        }
+    }
+
+    /// The ring part of a walk over the strips `[first, last]`: the strips to read (up to
+    /// `top`) and how many slots above `top` the walk passes without reading them. Those are
+    /// counted as steps all the same, so the operation counts stay those of the thesis's walk
+    /// over every strip of the range.
+    fn ring_span(&self, first: StripId, last: StripId) -> (StripId, StripId, u64) {
+        let (lo, hi) = (first.max(self.ring.base()), last.min(self.ring.end() - 1));
+        #[cfg(test)]
+        if self.whole_ring {
+            return (first, hi, 0);
+        }
+        let read_hi = hi.min(self.top);
+        let skipped = (hi - read_hi.max(lo - 1)).max(0) as u64;
+        (first, read_hi, skipped)
     }
 
     /// Removes the live period with `probe`'s (start, server), returned as stored: `O(1)` if
@@ -269,6 +308,16 @@ impl EndStripIndex {
             )))
     }
 
+    /// An empty walk segment that counts `skipped` steps when the walk reaches it (and not if
+    /// the walk stops before).
+    fn skip_steps(&self, skipped: u64) -> impl Iterator<Item = (&EndSet, StripId, StripId)> + '_ {
+        std::iter::once_with(move || {
+            self.steps.set(self.steps.get() + skipped);
+            None
+        })
+        .flatten()
+    }
+
     /// The sets that may hold end strips in `[first, last]`, ascending, skipping empty ones.
     fn ascending(
         &self,
@@ -283,11 +332,13 @@ impl EndStripIndex {
             INFINITE_STRIP,
             INFINITE_STRIP,
         ));
+        let (first, read_hi, skipped) = self.ring_span(first, last);
         past.into_iter()
-            .chain(self.ring.range(first, last).filter_map(move |(g, r)| {
+            .chain(self.ring.range(first, read_hi).filter_map(move |(g, r)| {
                 self.step();
                 (!r.is_empty()).then_some((r, g, g))
             }))
+            .chain(self.skip_steps(skipped))
             .chain(tails)
     }
 
@@ -305,11 +356,13 @@ impl EndStripIndex {
             INFINITE_STRIP,
             INFINITE_STRIP,
         ));
+        let (first, read_hi, skipped) = self.ring_span(first, last);
         tails
             .into_iter()
+            .chain(self.skip_steps(skipped))
             .chain(
                 self.ring
-                    .range(first, last)
+                    .range(first, read_hi)
                     .rev()
                     .filter_map(move |(g, r)| {
                         self.step();
@@ -376,14 +429,55 @@ impl EndStripIndex {
         let lo = |k: &ByEnd| k.0.end > w.deadline;
         let sub = |s: &EndSum| s.min_start <= w.latest_start;
         let pred = |k: &ByEnd| k.0.start <= w.latest_start;
-        self.ascending(pd, INFINITE_STRIP).find_map(|(set, a, b)| {
+        let forest = &self.forest;
+        // The sets holding end strips up to the deadline's (the past set, the deadline's own
+        // strip): only their periods ending after the deadline count.
+        let near = self.ascending(pd, pd).find_map(|(set, a, b)| {
             let cl = Cover::at_least(a, b, pd);
             if cl == Cover::Nothing {
                 return None;
             }
-            set.first_in(&self.forest, bound(cl, &lo), NO_END, &sub, &pred)
+            set.first_in(forest, bound(cl, &lo), NO_END, &sub, &pred)
                 .map(|k| k.0)
-        })
+        });
+        if near.is_some() {
+            return near;
+        }
+        // Every strip after the deadline's: each is rejected or answered by its summary (the
+        // earliest start of its periods) alone, which this loop reads without a call. Its steps
+        // (one per slot) and visits (one per non-empty slot whose summary rejects it, as
+        // `first_in` counts them) are those of the walk through `ascending`.
+        let (first, read_hi, skipped) = self.ring_span(pd + 1, INFINITE_STRIP);
+        let (mut steps, mut rejected) = (0u64, 0u64);
+        let mut hit = None;
+        for (_, set) in self.ring.range(first, read_hi) {
+            steps += 1;
+            let Some(summary) = set.summary(forest) else {
+                continue;
+            };
+            if sub(summary) {
+                hit = set.first_in(forest, NO_END, NO_END, &sub, &pred);
+                if hit.is_some() {
+                    break;
+                }
+            } else {
+                rejected += 1;
+            }
+        }
+        forest.add_visits(rejected);
+        if hit.is_none() {
+            steps += skipped;
+        }
+        self.steps.set(self.steps.get() + steps);
+        if let Some(k) = hit {
+            return Some(k.0);
+        }
+        if self.tails.is_empty() {
+            return None;
+        }
+        self.tails
+            .first_in(forest, NO_END, NO_END, &sub, &pred)
+            .map(|k| k.0)
     }
 
     fn latest_end_after_deadline(&self, w: &Window) -> Option<IdlePeriod> {
@@ -418,21 +512,21 @@ impl EndStripIndex {
         got
     }
 
-    /// Pops the first period of a set while `take(period)` holds.
-    fn pop_while(&mut self, home: Home, take: &dyn Fn(&IdlePeriod) -> bool) -> Vec<IdlePeriod> {
-        let mut out = Vec::new();
+    /// Removes the first period of a set while `take(period)` holds; returns how many.
+    fn pop_while(&mut self, home: Home, take: &dyn Fn(&IdlePeriod) -> bool) -> usize {
+        let mut popped = 0;
         let Some(set) = home_set(&mut self.past, &mut self.ring, &mut self.tails, home, false)
         else {
-            return out;
+            return popped;
         };
         while let Some(k) = set.first(&self.forest) {
             if !take(&k.0) {
                 break;
             }
             set.remove(&mut self.forest, &k);
-            out.push(k.0);
+            popped += 1;
         }
-        out
+        popped
     }
 
     /// Removes from a set every period starting before `boundary` (min-start descents).
@@ -481,6 +575,16 @@ impl EndStripIndex {
             self.len + usize::from(self.pending.is_some()),
             "length"
         );
+        let highest = self
+            .ring
+            .iter()
+            .filter(|(_, set)| !set.is_empty())
+            .map(|(g, _)| g)
+            .max();
+        match highest {
+            Some(g) => assert_eq!(self.top, g, "top strip"),
+            None => assert!(self.top < base, "top strip {} of an empty ring", self.top),
+        }
         assert_eq!(self.forest.live_nodes(), in_trees, "arena leak");
     }
 }
@@ -510,17 +614,16 @@ impl IdlePeriodIndex for EndStripIndex {
         self.anchor(s);
         // Rotate: an end strip before the clock's holds only ended periods.
         if s > self.ring.base() {
-            for (_, mut set) in self.ring.advance_to(s, EndSet::is_empty) {
-                let n = set.drain(&mut self.forest).len();
-                self.len -= n;
-            }
+            let (forest, len) = (&mut self.forest, &mut self.len);
+            self.ring.advance_to(s, |_, set| *len -= set.clear(forest));
         }
         let ended = |p: &IdlePeriod| p.end <= now;
-        let mut dead = self.pop_while(Home::Past, &ended).len();
+        let mut dead = self.pop_while(Home::Past, &ended);
         for g in self.ring.base()..=s.min(self.ring.end() - 1) {
-            dead += self.pop_while(Home::Strip(g), &ended).len();
+            dead += self.pop_while(Home::Strip(g), &ended);
         }
         self.len -= dead;
+        self.lower_top();
         if self.config.expiry == ExpiryMode::Clip && self.clock_strip.is_some_and(|c| s > c) {
             let boundary = geo.strip_start(s);
             let mut clipped = Vec::new();
@@ -569,5 +672,115 @@ impl IdlePeriodIndex for EndStripIndex {
             .collect();
         out.sort_by(IdlePeriod::cmp_start);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    impl EndStripIndex {
+        /// Min-TIP step 2 as one generic walk over every set from the deadline's strip on:
+        /// the reference for the loop of `earliest_end_after_deadline`.
+        fn earliest_end_after_deadline_by_walk(&self, w: &Window) -> Option<IdlePeriod> {
+            let pd = self.geometry().strip_of(w.deadline);
+            let lo = |k: &ByEnd| k.0.end > w.deadline;
+            let sub = |s: &EndSum| s.min_start <= w.latest_start;
+            let pred = |k: &ByEnd| k.0.start <= w.latest_start;
+            self.ascending(pd, INFINITE_STRIP).find_map(|(set, a, b)| {
+                let cl = Cover::at_least(a, b, pd);
+                if cl == Cover::Nothing {
+                    return None;
+                }
+                set.first_in(&self.forest, bound(cl, &lo), NO_END, &sub, &pred)
+                    .map(|k| k.0)
+            })
+        }
+
+        /// `f`'s answer and the operations it counted.
+        fn counted<T>(&self, f: impl FnOnce(&Self) -> T) -> (T, u64) {
+            let before = self.operations();
+            let got = f(self);
+            (got, self.operations() - before)
+        }
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert { server: u32, start: u16, len: u16 },
+        Remove(usize),
+        Advance(u16),
+        Query { ready: u16, len: u8, slack: u16 },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            5 => (0u32..6, 0u16..400, 0u16..120)
+                .prop_map(|(server, start, len)| Op::Insert { server, start, len }),
+            2 => any::<usize>().prop_map(Op::Remove),
+            1 => (0u16..20).prop_map(Op::Advance),
+            4 => (0u16..400, 1u8..40, 0u16..300)
+                .prop_map(|(ready, len, slack)| Op::Query { ready, len, slack }),
+        ]
+    }
+
+    proptest! {
+        /// The walks bounded by `top` (and Min-TIP step 2's summary loop) give the answers and
+        /// the operation counts of walking every slot to the end of the ring.
+        #[test]
+        fn bounded_walks_count_as_the_whole_ring(ops in prop::collection::vec(op(), 1..200)) {
+            let q = 0.25;
+            let config = TreeConfig::new(StripGeometry::for_min_length(1.0, 1), 40.0);
+            let mut index = EndStripIndex::new(config);
+            let mut live: Vec<IdlePeriod> = Vec::new();
+            let mut now: Time = 0.0;
+            for op in ops {
+                match op {
+                    Op::Insert { server, start, len } => {
+                        let s = now + f64::from(start) * q;
+                        let e = if len == 0 { Time::INFINITY } else { s + f64::from(len) * q };
+                        if !live.iter().any(|p| p.server == server && p.start < e && s < p.end) {
+                            let p = IdlePeriod::new(s, e, server);
+                            index.insert(p);
+                            live.push(p);
+                        }
+                    }
+                    Op::Remove(i) if !live.is_empty() => {
+                        let p = live.swap_remove(i % live.len());
+                        prop_assert!(index.remove(&p));
+                    }
+                    Op::Remove(_) => {}
+                    Op::Advance(dt) => {
+                        now += f64::from(dt) * q;
+                        index.advance(now);
+                        live.retain(|p| p.end > now);
+                    }
+                    Op::Query { ready, len, slack } => {
+                        let r = now + f64::from(ready) * q;
+                        let l = f64::from(len) * q;
+                        let w = Window::new(r, l, r + l + f64::from(slack) * q).unwrap();
+                        let mut whole = index.clone();
+                        whole.whole_ring = true;
+                        prop_assert_eq!(
+                            index.counted(|i| i.earliest_end_after_deadline(&w)),
+                            whole.counted(|i| i.earliest_end_after_deadline_by_walk(&w))
+                        );
+                        for order in [StripOrder::EarliestFirst, StripOrder::LatestFirst] {
+                            prop_assert_eq!(
+                                index.counted(|i| i.longest_in_end_strip(&w, order)),
+                                whole.counted(|i| i.longest_in_end_strip(&w, order))
+                            );
+                        }
+                        prop_assert_eq!(
+                            index.counted(|i| i.latest_end_after_deadline(&w)),
+                            whole.counted(|i| i.latest_end_after_deadline(&w))
+                        );
+                    }
+                }
+                index.check_invariants();
+            }
+        }
     }
 }

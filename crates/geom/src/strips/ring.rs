@@ -110,20 +110,13 @@ impl<T: Default + Clone> Ring<T> {
         self.head = 0;
     }
 
-    /// Rotates until `base >= new_base`, returning the non-default slots taken out with their
-    /// strip ids. `O(min(new_base - base, len))`.
-    pub(crate) fn advance_to(
-        &mut self,
-        new_base: StripId,
-        is_empty: impl Fn(&T) -> bool,
-    ) -> Vec<(StripId, T)> {
-        let mut out = Vec::new();
+    /// Rotates until `base >= new_base`, handing each slot taken out (with its strip id) to
+    /// `empty`, which must leave it empty: the slot is then reused, as it is, for the new last
+    /// strip (so a slot's allocations survive the rotation). `O(min(new_base - base, len))`.
+    pub(crate) fn advance_to(&mut self, new_base: StripId, mut empty: impl FnMut(StripId, &mut T)) {
         let mut steps = 0;
         while self.base < new_base && steps < self.slots.len() {
-            let slot = std::mem::take(&mut self.slots[self.head]);
-            if !is_empty(&slot) {
-                out.push((self.base, slot));
-            }
+            empty(self.base, &mut self.slots[self.head]);
             self.head = (self.head + 1) & (self.slots.len() - 1);
             self.base += 1;
             steps += 1;
@@ -132,7 +125,6 @@ impl<T: Default + Clone> Ring<T> {
         if self.base < new_base {
             self.base = new_base;
         }
-        out
     }
 
     /// The slots of strips `lo..=hi` (clamped to the ring) with their strips, in strip order;
@@ -182,13 +174,24 @@ impl<T: Default + Clone> Ring<T> {
 mod tests {
     use super::*;
 
+    /// Rotates to `new_base`, returning the non-zero slots taken out (and zeroing them).
+    fn take_out(r: &mut Ring<u32>, new_base: StripId) -> Vec<(StripId, u32)> {
+        let mut out = Vec::new();
+        r.advance_to(new_base, |g, x| {
+            if *x != 0 {
+                out.push((g, std::mem::take(x)));
+            }
+        });
+        out
+    }
+
     #[test]
     fn rotation_and_growth_keep_strips() {
         let mut r: Ring<u32> = Ring::new(3, 10);
         assert_eq!(r.len(), 4);
         *r.get_or_grow(10) = 1;
         *r.get_or_grow(12) = 3;
-        assert_eq!(r.advance_to(11, |x| *x == 0), vec![(10, 1)]);
+        assert_eq!(take_out(&mut r, 11), vec![(10, 1)]);
         assert_eq!(r.base(), 11);
         assert_eq!(r.end(), 15);
         *r.get_or_grow(13) = 4;
@@ -213,10 +216,7 @@ mod tests {
         let back: Vec<StripId> = r.range(0, 100).rev().map(|(g, _)| g).collect();
         assert_eq!(back, (11..=18).rev().collect::<Vec<_>>());
         assert_eq!(r.range(17, 12).count(), 0);
-        assert_eq!(
-            r.advance_to(100, |x| *x == 0),
-            vec![(12, 3), (13, 4), (16, 7)]
-        );
+        assert_eq!(take_out(&mut r, 100), vec![(12, 3), (13, 4), (16, 7)]);
         assert_eq!(r.base(), 100);
         assert!(r.iter().all(|(_, x)| *x == 0));
         assert_eq!(r.get(99), None);

@@ -198,6 +198,9 @@ pub struct StartStripIndex {
     last_hit: Option<IdlePeriod>,
     /// Strips examined and fallback periods scanned.
     steps: Cell<u64>,
+    /// Scratch for the periods of a strip that rotates into the past (reused, so a rotation
+    /// allocates nothing).
+    rotated: Vec<ByStart>,
 }
 
 impl StartStripIndex {
@@ -215,6 +218,7 @@ impl StartStripIndex {
             pending: None,
             last_hit: None,
             steps: Cell::new(0),
+            rotated: Vec::new(),
         }
     }
 
@@ -779,19 +783,30 @@ impl IdlePeriodIndex for StartStripIndex {
         self.anchor(s);
         // Rotate: strips wholly in the past hand their live periods to T0.
         if s > self.ring.base() {
-            for (_, mut slot) in self.ring.advance_to(s, Slot::is_empty) {
-                let keys = slot.set.drain(&mut self.forest);
-                if let Some(bf) = &mut self.best_fit {
+            let (forest, best_fit, pool, len) = (
+                &mut self.forest,
+                &mut self.best_fit,
+                &mut self.pool,
+                &mut self.len,
+            );
+            let keys = &mut self.rotated;
+            self.ring.advance_to(s, |_, slot| {
+                if slot.is_empty() {
+                    return;
+                }
+                keys.clear();
+                slot.set.drain_into(forest, keys);
+                if let Some(bf) = best_fit.as_mut() {
                     bf.forest.clear(&mut slot.bf);
                 }
-                for k in keys {
+                for k in keys.iter() {
                     if k.0.end > now {
-                        slot_insert(&mut self.forest, &mut self.best_fit, &mut self.pool, k.0);
+                        slot_insert(forest, best_fit, pool, k.0);
                     } else {
-                        self.len -= 1;
+                        *len -= 1;
                     }
                 }
-            }
+            });
         }
         // Expire: only periods starting before `now` can have ended (T0 and the clock's strip).
         self.expire(None, now);
