@@ -141,19 +141,19 @@ impl GlobalLengthIndex {
         got.map(|pos| (self.runs.get(pos), pos))
     }
 
-    /// Removes every period satisfying `pred`, found through the run summaries `keep`.
+    /// Removes every period satisfying `pred`, found through the run summaries `keep`,
+    /// handing each to `removed`.
     fn remove_all(
         &mut self,
         keep: impl Fn(&RunSummary) -> bool + Copy,
         pred: impl Fn(Time, Time, Time) -> bool + Copy,
-    ) -> Vec<IdlePeriod> {
-        let mut out = Vec::new();
+        mut removed: impl FnMut(IdlePeriod),
+    ) {
         let mut visits = 0;
         while let Some(pos) = self.runs.first(Time::NEG_INFINITY, keep, pred, &mut visits) {
-            out.push(self.runs.remove_at(pos));
+            removed(self.runs.remove_at(pos));
         }
         self.count(visits);
-        out
     }
 
     fn scan(&self, rule: Rule, w: &Window) -> Option<IdlePeriod> {
@@ -197,7 +197,7 @@ impl IdlePeriodIndex for GlobalLengthIndex {
     fn advance(&mut self, now: Time) {
         self.last_hit = None;
         if now >= self.next_expiry {
-            self.remove_all(|s| s.min_end <= now, move |_, e, _| e <= now);
+            self.remove_all(|s| s.min_end <= now, move |_, e, _| e <= now, |_| ());
             self.next_expiry = self.runs.summary().map_or(Time::INFINITY, |s| s.min_end);
         }
         let geo = self.geometry();
@@ -205,7 +205,12 @@ impl IdlePeriodIndex for GlobalLengthIndex {
         if self.config.expiry == ExpiryMode::Clip && self.clock_strip.is_some_and(|c| s > c) {
             // Every period starting before the clock's strip now starts at `now`.
             let boundary = geo.strip_start(s);
-            let clipped = self.remove_all(|s| s.min_start < boundary, move |s, _, _| s < boundary);
+            let mut clipped = Vec::new();
+            self.remove_all(
+                |s| s.min_start < boundary,
+                move |s, _, _| s < boundary,
+                |p| clipped.push(p),
+            );
             let mut visits = 0;
             for mut p in clipped {
                 p.start = now;

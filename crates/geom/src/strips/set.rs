@@ -593,7 +593,9 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
 
     fn chunk_insert(&mut self, forest: &mut Forest<K, S>, key: K) -> bool {
         let Some((c, found)) = self.chunk_locate(forest, &key) else {
-            self.chunks.push(Chunk::new(vec![key]));
+            let mut keys = Vec::with_capacity(CHUNK_MAX + 1);
+            keys.push(key);
+            self.chunks.push(Chunk::new(keys));
             self.total = std::cell::OnceCell::new();
             return true;
         };
@@ -611,7 +613,9 @@ impl<K: Ord + Copy, S: Summary<K> + Copy> StripSet<K, S> {
             *total = S::combine(total, &one);
         }
         if chunk.keys.len() > CHUNK_MAX {
-            let right = chunk.keys.split_off(CHUNK_MAX / 2);
+            // Room for the right half to grow back to a full chunk without reallocating.
+            let mut right = Vec::with_capacity(CHUNK_MAX + 1);
+            right.extend(chunk.keys.drain(CHUNK_MAX / 2..));
             chunk.refresh();
             self.chunks.insert(c + 1, Chunk::new(right));
         }

@@ -627,15 +627,24 @@ impl<K: Ord + Clone, S: Summary<K>> Forest<K, S> {
         self.iter(root).count()
     }
 
-    /// Frees every node of the tree and sets `root` to [`NIL`].
+    /// Frees every node of the tree and sets `root` to [`NIL`]. The free list itself is the
+    /// traversal's queue (a node is appended to it, then its children), so clearing allocates
+    /// nothing beyond the free list's amortized growth.
     pub fn clear(&mut self, root: &mut NodeId) {
-        let mut stack = vec![*root];
-        while let Some(id) = stack.pop() {
-            if id != NIL {
-                stack.push(self.node(id).left);
-                stack.push(self.node(id).right);
-                self.free.push(id);
+        if *root == NIL {
+            return;
+        }
+        let mut next = self.free.len();
+        self.free.push(*root);
+        while next < self.free.len() {
+            let node = self.node(self.free[next]);
+            let (left, right) = (node.left, node.right);
+            for child in [left, right] {
+                if child != NIL {
+                    self.free.push(child);
+                }
             }
+            next += 1;
         }
         *root = NIL;
     }
