@@ -39,7 +39,11 @@ pub(super) struct ChunkedList {
     len: usize,
     /// Chunk spans of one [`apply`](Self::apply), reused.
     spans: Vec<(usize, usize, usize, usize, usize)>,
+    /// An emptied chunk's buffer, kept for the next chunk the list needs (a quantum's list
+    /// that empties and refills, as small ones do at every reservation, allocates nothing).
     spare: Vec<CoallocPeriod>,
+    /// The chunk vector a restructuring rebuilds from, kept with its capacity.
+    retired: Vec<Vec<CoallocPeriod>>,
 }
 
 impl ChunkedList {
@@ -59,9 +63,20 @@ impl ChunkedList {
     }
 
     pub(super) fn clear(&mut self) {
+        if let Some(chunk) = self.chunks.pop() {
+            self.keep_spare(chunk);
+        }
         self.chunks.clear();
         self.fenwick.clear();
         self.len = 0;
+    }
+
+    /// Keeps `chunk`'s buffer (emptied) as the spare if it is larger than the one kept.
+    fn keep_spare(&mut self, mut chunk: Vec<CoallocPeriod>) {
+        if chunk.capacity() > self.spare.capacity() {
+            chunk.clear();
+            self.spare = chunk;
+        }
     }
 
     /// Rebuilds the Fenwick tree over the chunk lengths, padded with empty chunks to a power
@@ -236,7 +251,7 @@ impl ChunkedList {
             return 0;
         }
         if self.chunks.is_empty() {
-            self.chunks.push(Vec::new());
+            self.chunks.push(std::mem::take(&mut self.spare));
             self.rebuild_fenwick();
         }
         // Assign every update to a chunk first (the chunk holding it, or the one it goes into:
@@ -272,12 +287,7 @@ impl ChunkedList {
         let mut restructure = false;
         for &(c, r0, r1, i0, i1) in &spans {
             let before = self.chunks[c].len();
-            changed += merge_into(
-                &mut self.chunks[c],
-                &rem[r0..r1],
-                &ins[i0..i1],
-                &mut self.spare,
-            );
+            changed += merge_into(&mut self.chunks[c], &rem[r0..r1], &ins[i0..i1]);
             let after = self.chunks[c].len();
             self.fenwick_add(c, after as isize - before as isize);
             restructure |= after == 0 || after > MAX_CHUNK;
@@ -285,14 +295,17 @@ impl ChunkedList {
         self.len = self.len + ins.len() - rem.len();
         self.spans = spans;
         if restructure {
-            let old = std::mem::take(&mut self.chunks);
-            for ch in old {
+            let mut old = std::mem::replace(&mut self.chunks, std::mem::take(&mut self.retired));
+            for ch in old.drain(..) {
                 if ch.len() > MAX_CHUNK {
                     self.chunks.extend(ch.chunks(CHUNK).map(<[_]>::to_vec));
                 } else if !ch.is_empty() {
                     self.chunks.push(ch);
+                } else {
+                    self.keep_spare(ch);
                 }
             }
+            self.retired = old;
             self.rebuild_fenwick();
         }
         debug_assert_eq!(self.len, self.chunks.iter().map(Vec::len).sum::<usize>());
@@ -325,14 +338,11 @@ impl<'a> Cursor<'a> {
 }
 
 /// Removes the periods of `rem` found in `list` and merges in `ins` (all three in primary
-/// order, keys distinct), in one pass; returns the number of removals and insertions made, as
-/// the per-period updates count them.
-fn merge_into(
-    list: &mut Vec<CoallocPeriod>,
-    rem: &[CoallocPeriod],
-    ins: &[CoallocPeriod],
-    spare: &mut Vec<CoallocPeriod>,
-) -> u64 {
+/// order, keys distinct), in one pass each; returns the number of removals and insertions made,
+/// as the per-period updates count them. The merge runs from the back, in the chunk's own
+/// buffer: it moves only the periods after the first insertion point and allocates only when
+/// the chunk outgrows its capacity.
+fn merge_into(list: &mut Vec<CoallocPeriod>, rem: &[CoallocPeriod], ins: &[CoallocPeriod]) -> u64 {
     let mut j = 0;
     let mut removed = 0u64;
     if !rem.is_empty() {
@@ -349,24 +359,22 @@ fn merge_into(
             }
         });
     }
-    if ins.is_empty() {
+    let Some(&filler) = ins.first() else {
         return removed;
-    }
-    spare.clear();
-    spare.reserve(list.len() + ins.len());
-    let (mut a, mut b) = (0, 0);
-    while a < list.len() && b < ins.len() {
-        if pkey(&ins[b]) <= pkey(&list[a]) {
-            spare.push(ins[b]);
-            b += 1;
+    };
+    let (mut a, mut b) = (list.len(), ins.len());
+    list.resize(a + b, filler);
+    // Write position `a + b` down to 0; once every insertion is placed, the rest of `list` is
+    // already where it belongs.
+    while b > 0 {
+        if a > 0 && pkey(&list[a - 1]) > pkey(&ins[b - 1]) {
+            list[a + b - 1] = list[a - 1];
+            a -= 1;
         } else {
-            spare.push(list[a]);
-            a += 1;
+            list[a + b - 1] = ins[b - 1];
+            b -= 1;
         }
     }
-    spare.extend_from_slice(&list[a..]);
-    spare.extend_from_slice(&ins[b..]);
-    std::mem::swap(list, spare);
     removed + ins.len() as u64
 }
 
