@@ -12,6 +12,11 @@
 //!   in 1 … 1,024 servers) and the load scaled with N (0.7 offered), so the machine holds about
 //!   one idle period per server: the cost per request must grow with the width and a
 //!   logarithmic factor, not with N (issue 18).
+//! - `coalloc/worst-case`: one attempt for 2 servers on an index built so that Phase 2 must
+//!   inspect the largest group (every server idle from 0 until shortly before the requested
+//!   end, then busy): `fail` finds no feasible period, `last-group` finds exactly two, on the
+//!   two highest server ids (the last group in Phase 2's order). The thesis's structures bound
+//!   this by `O(log² N)`; ours reads every inspected group, so this measures that gap.
 //!
 //! The synthetic stream is seeded and the same in every iteration: Poisson arrivals at offered
 //! load 0.7 of N, half of the jobs on one server and the rest on U{1..N/4} servers, durations
@@ -23,6 +28,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use gridsched_geom::coalloc::{CoallocPick, QuantizedIndex};
 use gridsched_reservation::coalloc::{
     CoallocConfig, CoallocRequest, CoallocScheduler, LengthField, requests_from_swf,
 };
@@ -87,6 +93,24 @@ fn wide_stream(servers: u32, count: usize, seed: u64) -> Vec<CoallocRequest> {
         let n = (max_w.ln() * rng.random::<f64>()).exp().floor() as u32;
         n.clamp(1, servers)
     })
+}
+
+/// The `coalloc/worst-case` index: quanta of 15 min over 50 h; server `i` is idle over
+/// `[0, 1,000 + (i mod 500))` and busy until 40 h, so a request for `[0, 1,800)` fits none of
+/// them, except the servers of `feasible`, which stay idle until 30 h.
+fn worst_case_index(servers: u32, feasible: &[u32]) -> QuantizedIndex {
+    let mut index = QuantizedIndex::new(servers, 900, 200, 1, 0).expect("valid index");
+    for server in 0..servers {
+        let free_until = if feasible.contains(&server) {
+            30 * 3600
+        } else {
+            1_000 + i64::from(server % 500)
+        };
+        index
+            .reserve_on(server, free_until, 40 * 3600)
+            .expect("the server is idle there");
+    }
+    index
 }
 
 fn config(servers: u32, quantum: i64) -> CoallocConfig {
@@ -164,6 +188,27 @@ fn benches(c: &mut Criterion) {
                 &reqs,
                 |b, reqs| b.iter(|| black_box(serve(config(servers, 900), reqs))),
             );
+        }
+        g.finish();
+    }
+    {
+        let mut g = c.benchmark_group("coalloc/worst-case");
+        for servers in [1_024u32, 8_192, 32_768, 131_072] {
+            for (case, feasible) in [
+                ("fail", vec![]),
+                ("last-group", vec![servers - 2, servers - 1]),
+            ] {
+                let mut index = worst_case_index(servers, &feasible);
+                let mut chosen = Vec::new();
+                let attempt = index.select(0, 1_800, 2, CoallocPick::Tree, &mut chosen);
+                assert_eq!(attempt.stats.success, !feasible.is_empty(), "{case}");
+                g.bench_function(BenchmarkId::new(case, format!("N={servers}")), |b| {
+                    b.iter(|| {
+                        chosen.clear();
+                        black_box(index.select(0, 1_800, 2, CoallocPick::Tree, &mut chosen))
+                    })
+                });
+            }
         }
         g.finish();
     }
