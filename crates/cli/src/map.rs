@@ -319,29 +319,35 @@ fn json_number(x: f64) -> String {
 }
 
 fn write_schedule(path: &Path, s: &Schedule) -> Result<()> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "task", "machine", "start", "end", "order", "segment", "round", "key",
-    ])?;
+    use gridsched_sim::fmt::{push_f64, push_int};
+    let mut out = Vec::with_capacity(64 * s.tasks() + 64);
+    out.extend_from_slice(b"task,machine,start,end,order,segment,round,key\n");
     let mut order = vec![0; s.tasks()];
     for (k, p) in s.picks().iter().enumerate() {
         order[p.task] = k;
     }
+    // Numbers only, so no field needs quoting; each is written as `to_string` would write it,
+    // without a string per field.
     for (t, k) in order.into_iter().enumerate() {
         let p = s.pick_of(t);
-        w.write_record([
-            t.to_string(),
-            p.machine.to_string(),
-            p.start.to_string(),
-            p.end.to_string(),
-            k.to_string(),
-            p.segment.to_string(),
-            p.round.to_string(),
-            p.key.to_string(),
-        ])?;
+        push_int(&mut out, t);
+        out.push(b',');
+        push_int(&mut out, p.machine);
+        out.push(b',');
+        push_f64(&mut out, p.start);
+        out.push(b',');
+        push_f64(&mut out, p.end);
+        out.push(b',');
+        push_int(&mut out, k);
+        out.push(b',');
+        push_int(&mut out, p.segment);
+        out.push(b',');
+        push_int(&mut out, p.round);
+        out.push(b',');
+        push_f64(&mut out, p.key);
+        out.push(b'\n');
     }
-    let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    crate::out::write(path, &bytes)
+    crate::out::write(path, &out)
 }
 
 fn generate(g: GenerateArgs) -> Result<()> {

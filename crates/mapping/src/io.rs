@@ -15,6 +15,8 @@
 use std::fmt;
 use std::path::Path;
 
+use gridsched_sim::fmt::{push_f64, push_int};
+
 use crate::etc::{EtcError, EtcMatrix, MAX_ENTRIES};
 
 /// A malformed input: `file:line: message` (`file: message` when no line applies).
@@ -222,16 +224,22 @@ pub fn parse_braun(
     EtcMatrix::new(tasks, machines, values).map_err(|e| shape_error(file, last_line, e))
 }
 
-/// Writes the Braun format (LF line ends), with a `T M` header line if asked.
+/// Writes the Braun format (LF line ends), with a `T M` header line if asked. Values are
+/// written as `format!("{v}")` would (shortest round-trip digits) without a string per value
+/// (`gridsched_sim::fmt`): a large matrix holds millions of them.
 pub fn write_braun(etc: &EtcMatrix, header: bool) -> String {
-    let mut s = String::with_capacity(etc.values().len() * 12);
+    let mut out = Vec::with_capacity(etc.values().len() * 20 + 32);
     if header {
-        s.push_str(&format!("{} {}\n", etc.tasks(), etc.machines()));
+        push_int(&mut out, etc.tasks());
+        out.push(b' ');
+        push_int(&mut out, etc.machines());
+        out.push(b'\n');
     }
-    for v in etc.values() {
-        s.push_str(&format!("{v}\n"));
+    for &v in etc.values() {
+        push_f64(&mut out, v);
+        out.push(b'\n');
     }
-    s
+    String::from_utf8(out).expect("digits, signs and points are ASCII")
 }
 
 /// Parses the CSV format.
@@ -324,21 +332,25 @@ pub fn parse_csv(file: &str, bytes: &[u8]) -> Result<EtcMatrix, ParseError> {
     EtcMatrix::new(rows, m, values).map_err(|e| shape_error(file, last_line, e))
 }
 
-/// Writes the CSV format with a `task,m0,m1,...` header (values in shortest round-trip form).
+/// Writes the CSV format with a `task,m0,m1,...` header (values in shortest round-trip form,
+/// as `format!("{v}")` writes them, without a string per value).
 pub fn write_csv(etc: &EtcMatrix) -> String {
-    let mut s = String::from("task");
+    let mut out = Vec::with_capacity(etc.values().len() * 20 + etc.machines() * 8 + 16);
+    out.extend_from_slice(b"task");
     for j in 0..etc.machines() {
-        s.push_str(&format!(",m{j}"));
+        out.extend_from_slice(b",m");
+        push_int(&mut out, j);
     }
-    s.push('\n');
+    out.push(b'\n');
     for i in 0..etc.tasks() {
-        s.push_str(&i.to_string());
-        for v in etc.row(i) {
-            s.push_str(&format!(",{v}"));
+        push_int(&mut out, i);
+        for &v in etc.row(i) {
+            out.push(b',');
+            push_f64(&mut out, v);
         }
-        s.push('\n');
+        out.push(b'\n');
     }
-    s
+    String::from_utf8(out).expect("digits, signs and points are ASCII")
 }
 
 #[cfg(test)]
