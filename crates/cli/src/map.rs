@@ -330,20 +330,18 @@ fn write_schedule(path: &Path, s: &Schedule) -> Result<()> {
     // without a string per field.
     for (t, k) in order.into_iter().enumerate() {
         let p = s.pick_of(t);
-        push_int(&mut out, t);
-        out.push(b',');
-        push_int(&mut out, p.machine);
-        out.push(b',');
-        push_f64(&mut out, p.start);
-        out.push(b',');
-        push_f64(&mut out, p.end);
-        out.push(b',');
-        push_int(&mut out, k);
-        out.push(b',');
-        push_int(&mut out, p.segment);
-        out.push(b',');
-        push_int(&mut out, p.round);
-        out.push(b',');
+        for i in [t, p.machine] {
+            push_int(&mut out, i);
+            out.push(b',');
+        }
+        for x in [p.start, p.end] {
+            push_f64(&mut out, x);
+            out.push(b',');
+        }
+        for i in [k, p.segment, p.round] {
+            push_int(&mut out, i);
+            out.push(b',');
+        }
         push_f64(&mut out, p.key);
         out.push(b'\n');
     }
