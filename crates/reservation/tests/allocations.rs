@@ -1,11 +1,13 @@
-//! Deciding a job allocates nothing in the steady state (GUIDE: no allocation per event).
+//! Deciding a job allocates nothing in the steady state (GUIDE: no allocation per event), in
+//! chapter 3's reservations and chapter 5's co-allocation.
 //!
-//! A counting allocator (per thread, so that tests running beside it do not count) measures the
-//! allocations of `submit` + `RunRecorder::record` over a chapter-3 stream after a warm-up
-//! that lets every buffer reach its working size. Amortized growth of a buffer is allowed (a
-//! few allocations per ten thousand jobs), and so are the rarer splits of a data structure's
-//! nodes, stated per strategy below; an allocation per job, per expiry or per strip rotation is
-//! not.
+//! A counting allocator (`allocation-counter`, per thread, so that tests running beside it do
+//! not count) measures the allocations of `submit` + `RunRecorder::record` over a chapter-3
+//! stream after a warm-up that lets every buffer reach its working size. Amortized growth of a
+//! buffer is allowed (a few allocations per ten thousand jobs), and so are the rarer splits of
+//! a data structure's nodes, stated per strategy below; an allocation per job, per expiry or
+//! per strip rotation is not. Co-allocation is measured by the difference between two runs of
+//! different lengths (a run cannot be paused after its warm-up).
 
 use gridsched_reservation::{
     IndexKind, ReservationScheduler, RunRecorder, SchedulerConfig, SizeBins, Strategy,
@@ -83,4 +85,62 @@ fn steady_state_decisions_do_not_allocate() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Co-allocation (Castillo ch. 5) on a synthetic stream: `n` requests, Poisson arrivals at
+/// offered load 0.7 of 256 servers, widths U{1..64}, durations log-uniform in [1 min, 10 h].
+fn coalloc_stream(n: usize) -> Vec<gridsched_reservation::coalloc::CoallocRequest> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(18);
+    let (lo, hi) = (60f64.ln(), 36_000f64.ln());
+    let mean_len = (36_000.0 - 60.0) / (hi - lo);
+    let rate = 0.7 * 256.0 / (32.5 * mean_len);
+    let mut t = 0.0f64;
+    (0..n)
+        .map(|i| {
+            t += -(1.0 - rng.random::<f64>()).ln() / rate;
+            let length = (lo + (hi - lo) * rng.random::<f64>()).exp().round() as i64;
+            let submit = t.round() as i64;
+            gridsched_reservation::coalloc::CoallocRequest {
+                id: i as u64,
+                submit,
+                start: submit,
+                length: length.max(1),
+                servers: rng.random_range(1..=64),
+                batch_wait: None,
+            }
+        })
+        .collect()
+}
+
+/// The allocations a whole co-allocation run makes, outcomes included.
+fn coalloc_allocations(requests: &[gridsched_reservation::coalloc::CoallocRequest]) -> u64 {
+    use gridsched_reservation::coalloc::{CoallocConfig, CoallocScheduler};
+    let config = CoallocConfig {
+        servers: 256,
+        ..CoallocConfig::default()
+    };
+    let scheduler = CoallocScheduler::new(config).unwrap();
+    allocation_counter::measure(|| {
+        std::hint::black_box(scheduler.run(requests, false).unwrap());
+    })
+    .count_total
+}
+
+/// A co-allocation reservation rewrites the period lists of every quantum it spans; those
+/// lists keep their buffers, so the marginal allocations per request (between a run of 2,000
+/// and one of 12,000 requests of the same stream) stay well below one: 0.05 measured. Before the
+/// lists merged in place and kept emptied buffers, a list update reallocated: 1.5 per request
+/// on this stream.
+#[test]
+fn coalloc_reservations_reuse_their_buffers() {
+    let requests = coalloc_stream(12_000);
+    let short = coalloc_allocations(&requests[..2_000]);
+    let long = coalloc_allocations(&requests);
+    let per_request = (long.saturating_sub(short)) as f64 / 10_000.0;
+    assert!(
+        per_request < 0.15,
+        "{per_request:.3} allocations per co-allocation request (runs of 2,000: {short}, \
+         12,000: {long})"
+    );
 }
