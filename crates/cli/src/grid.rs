@@ -2,13 +2,14 @@
 //! and the queue-based FCFS / EASY / Flexible backfilling on a user's own heterogeneous grid;
 //! `grid generate` writes the paper's synthetic workload as such files.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gridsched_batch::{MachineSelect, Platform, swf::trace_jobs};
 use gridsched_schedule_based::io::{
-    format_seconds, read_jobs, read_machines, write_jobs, write_machines,
+    MaybeSeconds, Seconds, format_seconds, read_jobs, read_machines, write_jobs, write_machines,
 };
 use gridsched_schedule_based::workload::{GridWorkload, MS};
 use gridsched_schedule_based::{
@@ -244,17 +245,19 @@ fn run_grid(a: RunArgs) -> Result<()> {
     let mut csv = String::from("id,submit,machine,start,end,wait,deadline,delayed\n");
     for o in &result.outcomes {
         let delayed = o.job.deadline.is_some_and(|d| o.end > d);
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{}\n",
+        writeln!(
+            csv,
+            "{},{},{},{},{},{},{},{}",
             o.job.id,
-            format_seconds(o.job.submit),
+            Seconds(o.job.submit),
             rows[o.machine as usize].id,
-            format_seconds(o.start),
-            format_seconds(o.end),
-            format_seconds(o.start - o.job.submit),
-            o.job.deadline.map(format_seconds).unwrap_or_default(),
+            Seconds(o.start),
+            Seconds(o.end),
+            Seconds(o.start - o.job.submit),
+            MaybeSeconds(o.job.deadline),
             u8::from(delayed)
-        ));
+        )
+        .expect("writing to a String");
     }
     let m = result.metrics;
     let mut summary_json = None;

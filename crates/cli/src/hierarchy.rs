@@ -4,6 +4,7 @@
 //! `hierarchy delay`: the network's transfer time of a message between two addresses
 //! (Table 1's model).
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
@@ -223,8 +224,22 @@ fn hms(seconds: f64) -> String {
 }
 
 /// Milliseconds as seconds with three decimals.
-fn secs(ms: u64) -> String {
-    format!("{}.{:03}", ms / 1000, ms % 1000)
+/// Milliseconds written as seconds with three decimals, formatted in place.
+struct Secs(u64);
+
+impl std::fmt::Display for Secs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{:03}", self.0 / 1000, self.0 % 1000)
+    }
+}
+
+/// An optional value, or an empty field.
+struct OrEmpty<T>(Option<T>);
+
+impl<T: std::fmt::Display> std::fmt::Display for OrEmpty<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.as_ref().map_or(Ok(()), |v| v.fmt(f))
+    }
 }
 
 fn class_name(c: PathClass) -> &'static str {
@@ -349,14 +364,15 @@ fn run_system(a: RunArgs) -> Result<()> {
         );
     }
     let t = grid.topology();
-    let addr = |n| t.address(n).map(|x| x.to_string()).unwrap_or_default();
+    let addr = |n| OrEmpty(t.address(n));
     let mut csv = String::from(
         "job,workstation,server,server_cpus,distance,os,input_bytes,rt,sjtt,jct,wait,exec,fallback\n",
     );
     for rec in &r.records {
         let server = grid.servers()[rec.server.index()];
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        writeln!(
+            csv,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             rec.job,
             addr(rec.workstation),
             addr(rec.server_node),
@@ -364,13 +380,14 @@ fn run_system(a: RunArgs) -> Result<()> {
             class_name(rec.class),
             rec.os,
             rec.input_bytes,
-            secs(rec.rt),
-            secs(rec.sjtt),
-            secs(rec.jct),
-            secs(rec.sjtt - rec.rt),
-            secs(rec.jct - rec.sjtt),
+            Secs(rec.rt),
+            Secs(rec.sjtt),
+            Secs(rec.jct),
+            Secs(rec.sjtt - rec.rt),
+            Secs(rec.jct - rec.sjtt),
             u8::from(rec.fallback_hit),
-        ));
+        )
+        .expect("writing to a String");
     }
     out::write(&a.out, csv.as_bytes())?;
     let m = r.metrics;
@@ -398,7 +415,7 @@ fn run_system(a: RunArgs) -> Result<()> {
         hms(m.aet_s),
         m.aet_s,
         hms(m.trt_ms as f64 / 1000.0),
-        secs(m.trt_ms),
+        Secs(m.trt_ms),
     );
     if a.system != SystemArg::P2p {
         summary.push_str(&format!(

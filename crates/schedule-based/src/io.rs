@@ -10,7 +10,7 @@
 //! than the widest machine, unique ids, known columns); an error names the file and line.
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::path::Path;
 
 use gridsched_batch::{Job, Machine};
@@ -245,10 +245,32 @@ pub fn parse_jobs(text: &str, file: &str, widest: u32) -> Result<Vec<Job>, Input
 
 /// Seconds with millisecond precision, as the files write them.
 pub fn format_seconds(t: Time) -> String {
-    if t % MS == 0 {
-        format!("{}", t / MS)
-    } else {
-        format!("{:.3}", t as f64 / MS as f64)
+    Seconds(t).to_string()
+}
+
+/// A time written as [`format_seconds`] writes it, formatted in place (a row writer puts it
+/// straight into its buffer, without a string per field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seconds(pub Time);
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = self.0;
+        if t % MS == 0 {
+            write!(f, "{}", t / MS)
+        } else {
+            write!(f, "{:.3}", t as f64 / MS as f64)
+        }
+    }
+}
+
+/// An optional time: [`Seconds`], or an empty field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaybeSeconds(pub Option<Time>);
+
+impl fmt::Display for MaybeSeconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.map_or(Ok(()), |t| Seconds(t).fmt(f))
     }
 }
 
@@ -269,10 +291,10 @@ pub fn write_jobs(jobs: &[Job]) -> String {
             s,
             "{},{},{},{},{}",
             j.id,
-            format_seconds(j.submit),
+            Seconds(j.submit),
             j.procs,
-            format_seconds(j.run),
-            j.deadline.map(format_seconds).unwrap_or_default()
+            Seconds(j.run),
+            MaybeSeconds(j.deadline)
         )
         .expect("writing to a String");
     }
@@ -282,6 +304,19 @@ pub fn write_jobs(jobs: &[Job]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_are_written_with_milliseconds_only_when_needed() {
+        assert_eq!(Seconds(2 * MS).to_string(), "2");
+        assert_eq!(Seconds(2_512 * MS / 1_000).to_string(), "2.512");
+        assert_eq!(Seconds(-MS / 2).to_string(), "-0.500");
+        assert_eq!(
+            MaybeSeconds(Some(788_450 * MS / 1_000)).to_string(),
+            "788.450"
+        );
+        assert_eq!(MaybeSeconds(None).to_string(), "");
+        assert_eq!(format_seconds(5 * MS + 1), "5.001");
+    }
 
     const M: &str = "id,cpus,speed\na,4,200\nb,8,400\n";
 
