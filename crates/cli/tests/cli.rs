@@ -4,10 +4,8 @@ use std::path::Path;
 use std::process::Command;
 
 use gridsched_reservation::{ReservationScheduler, ScheduleAudit, SchedulerConfig, Strategy};
-use gridsched_sim::{BoundedPareto, StreamKey};
-use gridsched_workload::{
-    ReadyOffset, RequestLimits, ReservationWorkload, read_requests, write_requests,
-};
+use gridsched_sim::StreamKey;
+use gridsched_workload::{RequestLimits, ReservationWorkload, read_requests, write_requests};
 
 mod common;
 use common::{gridsched, text};
@@ -148,14 +146,7 @@ fn sensitivity_overrides_need_a_separate_root_and_change_the_numbers() {
 }
 
 fn write_stream(path: &Path, jobs: usize) {
-    let workload = ReservationWorkload {
-        servers: 20,
-        load: 0.9,
-        sizes: BoundedPareto::new(1.0, 50.0, 1.2).unwrap(),
-        look_ahead: 200.0,
-        tightness: 0.1,
-        ready_offset: ReadyOffset::default(),
-    };
+    let workload = ReservationWorkload::castillo_ch3(20, 0.9);
     let requests: Vec<_> = workload
         .stream(&StreamKey::new(5, "cli-test"))
         .unwrap()

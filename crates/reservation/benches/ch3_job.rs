@@ -29,7 +29,7 @@ use gridsched_reservation::{
     StrategyOptions,
 };
 use gridsched_sim::{BoundedPareto, StreamKey};
-use gridsched_workload::{ReadyOffset, Request, ReservationWorkload};
+use gridsched_workload::{Request, ReservationWorkload};
 
 fn env_list(name: &str, default: &str) -> Vec<String> {
     std::env::var(name)
@@ -88,18 +88,10 @@ fn main() {
         .iter()
         .map(|s| IndexKind::from_name(s).expect("GRIDSCHED_CH3_INDEX: tree | linear"))
         .collect();
-    let sizes = BoundedPareto::new(1.0, 50.0, 1.2).expect("valid size law");
     println!("# n = 20, {jobs} jobs per run, median (min-max) of {repeat} runs, ns per job");
     println!("rho,what,index,median_ns,min_ns,max_ns");
     for &load in &loads {
-        let workload = ReservationWorkload {
-            servers: 20,
-            load,
-            sizes,
-            look_ahead: 200.0,
-            tightness: 0.1,
-            ready_offset: ReadyOffset::default(),
-        };
+        let workload = ReservationWorkload::castillo_ch3(20, load);
         let key = StreamKey::new(2008, "ch3-job").replication(0);
         // Generation as the experiments stream it (no vector), then once more into a vector
         // (untimed) for the decision runs.
@@ -126,7 +118,7 @@ fn main() {
                 config.index = index;
                 let mut times = Vec::new();
                 for _ in 0..repeat {
-                    let (ns, check) = run_once(config, &sizes, &generated);
+                    let (ns, check) = run_once(config, &workload.sizes, &generated);
                     black_box(check);
                     times.push(ns);
                 }

@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
 use gridsched_reservation::{IndexKind, ReservationScheduler, SchedulerConfig, Strategy};
-use gridsched_sim::{BoundedPareto, StreamKey};
-use gridsched_workload::{ReadyOffset, Request, ReservationStream, ReservationWorkload};
+use gridsched_sim::StreamKey;
+use gridsched_workload::{Request, ReservationStream, ReservationWorkload};
 
 /// One steady state: servers, offered load, look-ahead.
 #[derive(Debug, Clone, Copy)]
@@ -56,12 +56,8 @@ impl Case {
 
     fn workload(&self) -> ReservationWorkload {
         ReservationWorkload {
-            servers: self.n,
-            load: self.rho,
-            sizes: BoundedPareto::new(1.0, 50.0, 1.2).expect("valid size law"),
             look_ahead: self.look_ahead,
-            tightness: 0.1,
-            ready_offset: ReadyOffset::default(),
+            ..ReservationWorkload::castillo_ch3(self.n, self.rho)
         }
     }
 

@@ -17,8 +17,8 @@ use gridsched_reservation::{
     EmptyBin, PeriodChooser, Periods, Placement, ReservationScheduler, RunRecorder,
     SchedulerConfig, SizeBins, Strategy, run,
 };
-use gridsched_sim::{BoundedPareto, StreamKey};
-use gridsched_workload::{ReadyOffset, ReservationWorkload};
+use gridsched_sim::StreamKey;
+use gridsched_workload::ReservationWorkload;
 
 /// The strategy: fragments shorter than `useful` count as waste.
 #[derive(Debug)]
@@ -54,15 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let servers: u32 = args.first().map_or(Ok(20), |s| s.parse())?;
     let jobs: usize = args.get(1).map_or(Ok(200_000), |s| s.parse())?;
-    let sizes = BoundedPareto::new(1.0, 50.0, 1.2)?;
-    let workload = ReservationWorkload {
-        servers,
-        load: 0.9,
-        sizes,
-        look_ahead: 200.0,
-        tightness: 0.1,
-        ready_offset: ReadyOffset::default(),
-    };
+    let workload = ReservationWorkload::castillo_ch3(servers, 0.9);
     let key = StreamKey::new(7, "least-waste-example");
     for name in ["least-waste", "best-fit", "min-lip"] {
         let config = SchedulerConfig::new(servers, Strategy::BestFit);
@@ -76,7 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "best-fit" => ReservationScheduler::new(config)?,
             _ => ReservationScheduler::new(SchedulerConfig::new(servers, Strategy::MinLip))?,
         };
-        let mut recorder = RunRecorder::new(servers, SizeBins::from_pareto(&sizes, 100));
+        let mut recorder = RunRecorder::new(servers, SizeBins::from_pareto(&workload.sizes, 100));
         run(
             &mut scheduler,
             workload.stream(&key)?.take(jobs),

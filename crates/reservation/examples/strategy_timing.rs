@@ -26,8 +26,8 @@ use gridsched_geom::{
     TreeIndex,
 };
 use gridsched_reservation::*;
-use gridsched_sim::{BoundedPareto, StreamKey};
-use gridsched_workload::{ReadyOffset, Request, ReservationWorkload};
+use gridsched_sim::StreamKey;
+use gridsched_workload::{Request, ReservationWorkload};
 
 /// A clock that counts only the time this thread spent on a CPU (Linux
 /// `/proc/thread-self/schedstat`, in ns), so that other processes sharing the machine inflate
@@ -54,14 +54,7 @@ impl Clock {
 }
 
 fn workload(n: u32) -> ReservationWorkload {
-    ReservationWorkload {
-        servers: n,
-        load: 0.9,
-        sizes: BoundedPareto::new(1.0, 50.0, 1.2).unwrap(),
-        look_ahead: 200.0,
-        tightness: 0.1,
-        ready_offset: ReadyOffset::default(),
-    }
+    ReservationWorkload::castillo_ch3(n, 0.9)
 }
 
 fn list<T>(args: &[String], flag: &str, default: Vec<T>, parse: impl Fn(&str) -> T) -> Vec<T> {

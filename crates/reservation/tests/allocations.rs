@@ -12,21 +12,13 @@
 use gridsched_reservation::{
     IndexKind, ReservationScheduler, RunRecorder, SchedulerConfig, SizeBins, Strategy,
 };
-use gridsched_sim::{BoundedPareto, StreamKey};
-use gridsched_workload::{ReadyOffset, Request, ReservationWorkload};
+use gridsched_sim::StreamKey;
+use gridsched_workload::{Request, ReservationWorkload};
 
 /// Allocations per job over `measured` jobs after `warm` jobs, for one strategy.
 fn allocations_per_job(strategy: Strategy, index: IndexKind, load: f64) -> f64 {
     let (warm, measured) = (20_000, 60_000);
-    let sizes = BoundedPareto::new(1.0, 50.0, 1.2).unwrap();
-    let workload = ReservationWorkload {
-        servers: 20,
-        load,
-        sizes,
-        look_ahead: 200.0,
-        tightness: 0.1,
-        ready_offset: ReadyOffset::default(),
-    };
+    let workload = ReservationWorkload::castillo_ch3(20, load);
     let key = StreamKey::new(2008, "allocations").replication(0);
     let jobs: Vec<Request> = workload
         .stream(&key)
@@ -36,7 +28,7 @@ fn allocations_per_job(strategy: Strategy, index: IndexKind, load: f64) -> f64 {
     let mut config = SchedulerConfig::new(20, strategy);
     config.index = index;
     let mut scheduler = ReservationScheduler::new(config).unwrap();
-    let mut recorder = RunRecorder::new(20, SizeBins::from_pareto(&sizes, 100));
+    let mut recorder = RunRecorder::new(20, SizeBins::from_pareto(&workload.sizes, 100));
     let mut run = |jobs: &[Request]| {
         for request in jobs {
             let ops = scheduler.operations();

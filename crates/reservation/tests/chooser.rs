@@ -13,19 +13,12 @@ use gridsched_reservation::{
     IndexKind, PeriodChooser, Periods, Placement, ReservationScheduler, RuleSteps, ScheduleAudit,
     SchedulerConfig, Strategy, SubmitError,
 };
-use gridsched_sim::{BoundedPareto, StreamKey};
-use gridsched_workload::{ReadyOffset, Request, ReservationWorkload};
+use gridsched_sim::StreamKey;
+use gridsched_workload::{Request, ReservationWorkload};
 use least_waste::LeastWaste;
 
 fn requests(servers: u32, n: usize, seed: u64) -> Vec<Request> {
-    let workload = ReservationWorkload {
-        servers,
-        load: 0.9,
-        sizes: BoundedPareto::new(1.0, 50.0, 1.2).unwrap(),
-        look_ahead: 200.0,
-        tightness: 0.1,
-        ready_offset: ReadyOffset::default(),
-    };
+    let workload = ReservationWorkload::castillo_ch3(servers, 0.9);
     workload
         .stream(&StreamKey::new(seed, "chooser-test"))
         .unwrap()

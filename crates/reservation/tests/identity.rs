@@ -7,8 +7,8 @@ use gridsched_geom::{ExpiryMode, StripOrder};
 use gridsched_reservation::{
     IndexKind, MinTipReading, R2Pick, ReservationScheduler, SchedulerConfig, Step2Start, Strategy,
 };
-use gridsched_sim::{BoundedPareto, StreamKey};
-use gridsched_workload::{ReadyOffset, ReservationWorkload};
+use gridsched_sim::StreamKey;
+use gridsched_workload::ReservationWorkload;
 
 /// (servers, load, tightness, requests)
 const CASES: [(u32, f64, f64, usize); 9] = [
@@ -27,12 +27,8 @@ fn compare(strategy: Strategy, tweak: impl Fn(&mut SchedulerConfig), label: &str
     let mut decisions = 0;
     for (case, &(servers, load, q, jobs)) in CASES.iter().enumerate() {
         let workload = ReservationWorkload {
-            servers,
-            load,
-            sizes: BoundedPareto::new(1.0, 50.0, 1.2).unwrap(),
-            look_ahead: 200.0,
             tightness: q,
-            ready_offset: ReadyOffset::default(),
+            ..ReservationWorkload::castillo_ch3(servers, load)
         };
         let make = |index| {
             let mut c = SchedulerConfig::new(servers, strategy);
@@ -105,14 +101,7 @@ fn interpretation_switches_decide_identically() {
 /// A state taken from a tree-backed scheduler and loaded into a linear one continues identically.
 #[test]
 fn state_transfer_between_indexes() {
-    let workload = ReservationWorkload {
-        servers: 50,
-        load: 0.9,
-        sizes: BoundedPareto::new(1.0, 50.0, 1.2).unwrap(),
-        look_ahead: 200.0,
-        tightness: 0.1,
-        ready_offset: ReadyOffset::default(),
-    };
+    let workload = ReservationWorkload::castillo_ch3(50, 0.9);
     for strategy in Strategy::ALL {
         let mut stream = workload.stream(&StreamKey::new(3, "transfer")).unwrap();
         let mut config = SchedulerConfig::new(50, strategy);

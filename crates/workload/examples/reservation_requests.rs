@@ -7,22 +7,15 @@
 //! look-ahead 200, tightness 0.1, the default ready offset, seeded by the fixed key
 //! `(5, "cli-test")`.
 
-use gridsched_sim::{BoundedPareto, StreamKey};
-use gridsched_workload::{ReadyOffset, ReservationWorkload, write_requests};
+use gridsched_sim::StreamKey;
+use gridsched_workload::{ReservationWorkload, write_requests};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [servers, load, jobs, out] = args.as_slice() else {
         return Err("usage: reservation_requests SERVERS LOAD JOBS OUT".into());
     };
-    let workload = ReservationWorkload {
-        servers: servers.parse()?,
-        load: load.parse()?,
-        sizes: BoundedPareto::new(1.0, 50.0, 1.2)?,
-        look_ahead: 200.0,
-        tightness: 0.1,
-        ready_offset: ReadyOffset::default(),
-    };
+    let workload = ReservationWorkload::castillo_ch3(servers.parse()?, load.parse()?);
     let requests: Vec<_> = workload
         .stream(&StreamKey::new(5, "cli-test"))?
         .take(jobs.parse()?)
