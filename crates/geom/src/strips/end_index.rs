@@ -218,19 +218,19 @@ impl EndStripIndex {
         }
     }
 
-    /// The ring part of a walk over the strips `[first, last]`: the strips to read (up to
-    /// `top`) and how many slots above `top` the walk passes without reading them. Those are
-    /// counted as steps all the same, so the operation counts stay those of the thesis's walk
-    /// over every strip of the range.
-    fn ring_span(&self, first: StripId, last: StripId) -> (StripId, StripId, u64) {
+    /// The ring part of a walk over the strips `[first, last]`: the last strip to read (`last`
+    /// clamped to the ring and to `top`) and how many slots above `top` the walk passes without
+    /// reading them. Those are counted as steps all the same, so the operation counts stay
+    /// those of the thesis's walk over every strip of the range.
+    fn ring_span(&self, first: StripId, last: StripId) -> (StripId, u64) {
         let (lo, hi) = (first.max(self.ring.base()), last.min(self.ring.end() - 1));
         #[cfg(test)]
         if self.whole_ring {
-            return (first, hi, 0);
+            return (hi, 0);
         }
         let read_hi = hi.min(self.top);
         let skipped = (hi - read_hi.max(lo - 1)).max(0) as u64;
-        (first, read_hi, skipped)
+        (read_hi, skipped)
     }
 
     /// Removes the live period with `probe`'s (start, server), returned as stored: `O(1)` if
@@ -332,7 +332,7 @@ impl EndStripIndex {
             INFINITE_STRIP,
             INFINITE_STRIP,
         ));
-        let (first, read_hi, skipped) = self.ring_span(first, last);
+        let (read_hi, skipped) = self.ring_span(first, last);
         past.into_iter()
             .chain(self.ring.range(first, read_hi).filter_map(move |(g, r)| {
                 self.step();
@@ -356,7 +356,7 @@ impl EndStripIndex {
             INFINITE_STRIP,
             INFINITE_STRIP,
         ));
-        let (first, read_hi, skipped) = self.ring_span(first, last);
+        let (read_hi, skipped) = self.ring_span(first, last);
         tails
             .into_iter()
             .chain(self.skip_steps(skipped))
@@ -447,10 +447,10 @@ impl EndStripIndex {
         // earliest start of its periods) alone, which this loop reads without a call. Its steps
         // (one per slot) and visits (one per non-empty slot whose summary rejects it, as
         // `first_in` counts them) are those of the walk through `ascending`.
-        let (first, read_hi, skipped) = self.ring_span(pd + 1, INFINITE_STRIP);
+        let (read_hi, skipped) = self.ring_span(pd + 1, INFINITE_STRIP);
         let (mut steps, mut rejected) = (0u64, 0u64);
         let mut hit = None;
-        for (_, set) in self.ring.range(first, read_hi) {
+        for (_, set) in self.ring.range(pd + 1, read_hi) {
             steps += 1;
             let Some(summary) = set.summary(forest) else {
                 continue;
