@@ -94,6 +94,13 @@ pub struct CoallocArgs {
     /// Check the finished schedule (distinct servers, no double booking) before writing.
     #[arg(long)]
     audit: bool,
+    /// Also keep a range tree over the idle periods and answer every Phase-2 group larger than
+    /// this many periods from it: the same schedule, with a selection's cost bounded by the
+    /// request's width times a polylogarithmic factor rather than by the machine's size, at the
+    /// price of slower updates and more memory (docs/benchmarks.md, "Co-allocation"). Off by
+    /// default; 0 answers every group from the tree.
+    #[arg(long, value_name = "PERIODS")]
+    range_tree: Option<usize>,
     /// Per-job CSV (written atomically; `-` for standard output).
     #[arg(long)]
     out: PathBuf,
@@ -192,6 +199,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
             HoldArg::Latest => HoldMode::Latest,
             HoldArg::KeepLead => HoldMode::KeepLead,
         },
+        range_tree_budget: args.range_tree,
         ..CoallocConfig::default()
     };
     let started = Instant::now();

@@ -247,3 +247,38 @@ fn kth_log_matches_the_library() {
         assert_eq!(row[7], o.holds.to_string());
     }
 }
+
+/// `--range-tree` changes the cost, never the schedule: the same CSV byte for byte, with the
+/// tree asked for every group (0) and for the large ones only, on a real log.
+#[test]
+fn range_tree_gives_the_same_schedule() {
+    let data = gridsched_workload::swf::data_dir(None);
+    if !data.join("traces").is_dir() {
+        eprintln!("NOTICE: no traces/ in {}; skipping", data.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec![
+            "coalloc",
+            "--trace",
+            "HPC2N",
+            "--data-dir",
+            data.to_str().unwrap(),
+            "--limit",
+            "4000",
+            "--ar-fraction",
+            "0.5",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = gridsched(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        std::fs::read(&out).unwrap()
+    };
+    let plain = run("plain.csv", &[]);
+    assert_eq!(plain, run("all.csv", &["--range-tree", "0"]));
+    assert_eq!(plain, run("large.csv", &["--range-tree", "16"]));
+}

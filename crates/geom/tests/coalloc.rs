@@ -231,8 +231,12 @@ fn agrees_with_oracle_and_literal(
     min_fragment: i64,
     pick: CoallocPick,
     ops: Vec<Op>,
+    tree_budget: Option<usize>,
 ) -> Result<(), TestCaseError> {
     let mut ix = QuantizedIndex::new(servers, quantum, quanta, min_fragment, 0).unwrap();
+    if let Some(budget) = tree_budget {
+        ix = ix.with_range_tree(budget);
+    }
     let mut oracle = Oracle {
         periods: (0..servers).map(|s| p(0, OPEN_END, s)).collect(),
         min_fragment,
@@ -332,7 +336,7 @@ proptest! {
         pick in pick_strategy(),
         ops in ops(),
     ) {
-        agrees_with_oracle_and_literal(servers, quantum, quanta, min_fragment, pick, ops)?;
+        agrees_with_oracle_and_literal(servers, quantum, quanta, min_fragment, pick, ops, None)?;
     }
 }
 
@@ -363,6 +367,43 @@ proptest! {
         pick in pick_strategy(),
         ops in wide_ops(),
     ) {
-        agrees_with_oracle_and_literal(servers, quantum, quanta, min_fragment, pick, ops)?;
+        agrees_with_oracle_and_literal(servers, quantum, quanta, min_fragment, pick, ops, None)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// The same property with the optional range tree answering the Phase-2 groups larger than
+    /// `budget` (0: every group): the counts, the retrieval and every choice are unchanged.
+    #[test]
+    fn index_with_range_tree_agrees_with_oracle_and_literal(
+        servers in 1u32..7,
+        quantum in 1i64..8,
+        quanta in 1u32..9,
+        min_fragment in 1i64..4,
+        pick in pick_strategy(),
+        ops in ops(),
+        budget in prop_oneof![Just(0usize), 1usize..4],
+    ) {
+        agrees_with_oracle_and_literal(servers, quantum, quanta, min_fragment, pick, ops, Some(budget))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Wide requests on large machines with the range tree (issue 18: the bounded index).
+    #[test]
+    fn wide_requests_with_range_tree_agree_with_oracle_and_literal(
+        servers in 300u32..1400,
+        quantum in 1i64..8,
+        quanta in 1u32..9,
+        min_fragment in 1i64..4,
+        pick in pick_strategy(),
+        ops in wide_ops(),
+        budget in prop_oneof![Just(0usize), 1usize..64],
+    ) {
+        agrees_with_oracle_and_literal(servers, quantum, quanta, min_fragment, pick, ops, Some(budget))?;
     }
 }

@@ -16,7 +16,9 @@
 //!   inspect the largest group (every server idle from 0 until shortly before the requested
 //!   end, then busy): `fail` finds no feasible period, `last-group` finds exactly two, on the
 //!   two highest server ids (the last group in Phase 2's order). The thesis's structures bound
-//!   this by `O(log² N)`; ours reads every inspected group, so this measures that gap.
+//!   this by `O(log² N)`; the default index reads every inspected group, so this measures that
+//!   gap, and the `…/tree` and `…/tree-all` variants measure the optional range tree
+//!   (`QuantizedIndex::with_range_tree`, budgets 1,024 and 0) that closes it.
 //!
 //! The synthetic stream is seeded and the same in every iteration: Poisson arrivals at offered
 //! load 0.7 of N, half of the jobs on one server and the rest on U{1..N/4} servers, durations
@@ -198,16 +200,25 @@ fn benches(c: &mut Criterion) {
                 ("fail", vec![]),
                 ("last-group", vec![servers - 2, servers - 1]),
             ] {
-                let mut index = worst_case_index(servers, &feasible);
-                let mut chosen = Vec::new();
-                let attempt = index.select(0, 1_800, 2, CoallocPick::Tree, &mut chosen);
-                assert_eq!(attempt.stats.success, !feasible.is_empty(), "{case}");
-                g.bench_function(BenchmarkId::new(case, format!("N={servers}")), |b| {
-                    b.iter(|| {
-                        chosen.clear();
-                        black_box(index.select(0, 1_800, 2, CoallocPick::Tree, &mut chosen))
-                    })
-                });
+                let plain = worst_case_index(servers, &feasible);
+                // The same index with the optional range tree, asked for every group larger
+                // than 1,024 periods (`tree`) or for every group (`tree-all`).
+                let variants = [
+                    (case.to_string(), plain.clone()),
+                    (format!("{case}/tree"), plain.clone().with_range_tree(1_024)),
+                    (format!("{case}/tree-all"), plain.with_range_tree(0)),
+                ];
+                for (name, mut index) in variants {
+                    let mut chosen = Vec::new();
+                    let attempt = index.select(0, 1_800, 2, CoallocPick::Tree, &mut chosen);
+                    assert_eq!(attempt.stats.success, !feasible.is_empty(), "{name}");
+                    g.bench_function(BenchmarkId::new(name, format!("N={servers}")), |b| {
+                        b.iter(|| {
+                            chosen.clear();
+                            black_box(index.select(0, 1_800, 2, CoallocPick::Tree, &mut chosen))
+                        })
+                    });
+                }
             }
         }
         g.finish();

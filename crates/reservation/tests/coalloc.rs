@@ -306,12 +306,14 @@ fn wide_jobs_equal_the_brute_force_scheduler(
     quanta: i64,
     width: Vec<u32>,
     gaps: Vec<(i64, i64, i64)>,
+    range_tree_budget: Option<usize>,
 ) -> Result<(), TestCaseError> {
     let cfg = CoallocConfig {
         servers,
         quantum,
         horizon: quantum * quanta,
         retry_step: 2,
+        range_tree_budget,
         ..CoallocConfig::default()
     };
     let mut t = 0;
@@ -398,7 +400,7 @@ proptest! {
         width in prop::collection::vec(1u32..96, 1..30),
         gaps in prop::collection::vec((0i64..4, 0i64..10, 1i64..25), 30),
     ) {
-        wide_jobs_equal_the_brute_force_scheduler(servers, quantum, quanta, width, gaps)?;
+        wide_jobs_equal_the_brute_force_scheduler(servers, quantum, quanta, width, gaps, None)?;
     }
 
     /// The same on machines of 400–1,500 servers, whose period lists span many chunks of the
@@ -411,7 +413,21 @@ proptest! {
         width in prop::collection::vec(prop_oneof![1u32..64, 1u32..1500], 1..30),
         gaps in prop::collection::vec((0i64..4, 0i64..10, 1i64..25), 30),
     ) {
-        wide_jobs_equal_the_brute_force_scheduler(servers, quantum, quanta, width, gaps)?;
+        wide_jobs_equal_the_brute_force_scheduler(servers, quantum, quanta, width, gaps, None)?;
+    }
+
+    /// The same with the optional range tree answering the large Phase-2 groups (issue 18: the
+    /// bounded index changes the cost, never a job's outcome).
+    #[test]
+    fn wide_jobs_with_the_range_tree_equal_the_brute_force_scheduler(
+        servers in 400u32..1500,
+        quantum in 2i64..6,
+        quanta in 3i64..8,
+        width in prop::collection::vec(prop_oneof![1u32..64, 1u32..1500], 1..30),
+        gaps in prop::collection::vec((0i64..4, 0i64..10, 1i64..25), 30),
+        budget in prop_oneof![Just(0usize), 1usize..300],
+    ) {
+        wide_jobs_equal_the_brute_force_scheduler(servers, quantum, quanta, width, gaps, Some(budget))?;
     }
 
     /// The alternative picks also give valid schedules.

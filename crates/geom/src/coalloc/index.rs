@@ -2,8 +2,12 @@
 
 use std::cell::Cell;
 
-use super::chunked::{ChunkedList, pkey};
-use super::search::{CoallocPick, PrimarySeq, SearchScratch, SearchStats, search_seq};
+use super::chunked::{ChunkedList, Key, pkey};
+use super::range_tree::{RangeTree, below};
+use super::search::{
+    CoallocPick, PrimarySeq, RetrievalGroup, SearchScratch, SearchStats, retrieve_by_reading,
+    search_seq,
+};
 use super::{CoallocError, CoallocPeriod, OPEN_END};
 
 /// The outcome of one attempt ([`QuantizedIndex::select`]).
@@ -47,6 +51,9 @@ pub struct QuantizedIndex {
     order: Vec<CoallocPeriod>,
     /// Period insertions and removals in quantum lists (tails count once).
     updates: u64,
+    /// The optional range tree ([`with_range_tree`](Self::with_range_tree)) and the group
+    /// size above which Phase 2 asks it instead of reading the group.
+    tree: Option<(Box<RangeTree>, usize)>,
 }
 
 impl QuantizedIndex {
@@ -100,7 +107,33 @@ impl QuantizedIndex {
             touched: Vec::new(),
             order: Vec::new(),
             updates: 0,
+            tree: None,
         })
+    }
+
+    /// Keeps a range tree over the live periods (`range_tree.rs`) beside the lists, and answers
+    /// every Phase-2 group larger than `budget` periods from it: a group's count and each
+    /// retrieved period then cost `O(log² V)` instead of a read of the group, so a selection is
+    /// bounded by the servers it retrieves times a polylogarithmic factor, not by `N`. The
+    /// selections are the same (they are a function of the quantum's set); only the cost moves
+    /// — `O(log² V)` expected per period update and `O(V log V)` memory. `budget = 0` asks
+    /// the tree for every group.
+    pub fn with_range_tree(mut self, budget: usize) -> Self {
+        let mut tree = RangeTree::new();
+        for p in self.live_periods() {
+            tree.insert(p);
+        }
+        self.tree = Some((Box::new(tree), budget));
+        self
+    }
+
+    /// Whether a new period is stored: a tail, or a finite period long enough to keep that
+    /// spans a live quantum.
+    fn kept(&self, p: &CoallocPeriod) -> bool {
+        match self.buckets(p) {
+            Some((first, last)) => p.end == OPEN_END || first <= last,
+            None => false,
+        }
     }
 
     /// Quantum length `l_q`.
@@ -160,6 +193,10 @@ impl QuantizedIndex {
             self.slots[s].clear();
         }
         self.current = q;
+        if let Some((tree, _)) = &mut self.tree {
+            // Periods ending by the current quantum's start are in no live quantum.
+            tree.prune_ending_by(q * self.quantum);
+        }
     }
 
     /// Live quantum `q`'s set, as the search reads it (`None` outside the live quanta).
@@ -174,6 +211,10 @@ impl QuantizedIndex {
             // The tails starting at or after the quantum's end are a prefix (start descending).
             skip: self.tails.partition_point(|p| p.start >= qend),
             last_split: Cell::new((usize::MAX, 0)),
+            tree: self
+                .tree
+                .as_ref()
+                .map(|(tree, budget)| (&**tree, *budget, q * self.quantum)),
         })
     }
 
@@ -360,6 +401,31 @@ impl QuantizedIndex {
                 }
             }
         }
+        // The range tree holds each period once (not once per quantum): the chosen periods go,
+        // their kept fragments come in.
+        if let Some((mut tree, budget)) = self.tree.take() {
+            for p in &order {
+                let leading = CoallocPeriod {
+                    start: p.start,
+                    end: start,
+                    server: p.server,
+                };
+                let trailing = CoallocPeriod {
+                    start: end,
+                    end: p.end,
+                    server: p.server,
+                };
+                let removed = tree.remove(p);
+                debug_assert!(removed, "a chosen period is in the range tree");
+                if self.kept(&leading) {
+                    tree.insert(leading);
+                }
+                if self.kept(&trailing) {
+                    tree.insert(trailing);
+                }
+            }
+            self.tree = Some((tree, budget));
+        }
         self.order = order;
         let tails = self.quanta as usize + 1;
         for &b in &touched {
@@ -405,6 +471,9 @@ struct QuantumView<'a> {
     /// The last `(r, split(r))`: Phase 2's groups tile a rank range, so each group's first
     /// boundary is the previous group's last.
     last_split: Cell<(usize, usize)>,
+    /// The index's range tree, the group size above which it answers, and the quantum's
+    /// start (a finite period is in this quantum iff it ends after it).
+    tree: Option<(&'a RangeTree, usize, i64)>,
 }
 
 impl QuantumView<'_> {
@@ -460,6 +529,27 @@ impl QuantumView<'_> {
         lo
     }
 
+    /// The period of rank `r`.
+    fn get(&self, r: usize) -> CoallocPeriod {
+        let i = self.split(r);
+        let t = self.skip + r - i;
+        match (i < self.finite.len(), t < self.tails.len()) {
+            (true, true) => {
+                let (f, tl) = (self.finite.get(i), self.tails.get(t));
+                if pkey(f) < pkey(tl) { *f } else { *tl }
+            }
+            (true, false) => *self.finite.get(i),
+            _ => *self.tails.get(t),
+        }
+    }
+
+    /// The range tree, the quantum's start and the primary-key bounds of the group `lo..=hi`,
+    /// when the group is larger than the tree's budget.
+    fn tree_for(&self, lo: usize, hi: usize) -> Option<(&RangeTree, i64, (Key, Key))> {
+        let (tree, budget, qstart) = self.tree?;
+        (hi + 1 - lo > budget).then(|| (tree, qstart, (pkey(&self.get(lo)), pkey(&self.get(hi)))))
+    }
+
     /// The finite list's ranks and the tails' ranks that make up the view's ranks `lo..=hi`.
     fn ranges(&self, lo: usize, hi: usize) -> ((usize, usize), (usize, usize)) {
         let (f0, f1) = (self.split(lo), self.split(hi + 1));
@@ -491,6 +581,9 @@ impl PrimarySeq for QuantumView<'_> {
     fn count_ending_before(&self, lo: usize, hi: usize, e: i64) -> usize {
         // Only finite periods count: a tail ends at OPEN_END = i64::MAX, and `e` (a saturating
         // sum) never exceeds it.
+        if let Some((tree, qstart, (a, b))) = self.tree_for(lo, hi) {
+            return tree.count(&below(qstart + 1), &below(e), &a, &b);
+        }
         let ((f0, f1), _) = self.ranges(lo, hi);
         self.finite.count_ending_before(f0, f1, e)
     }
@@ -501,6 +594,34 @@ impl PrimarySeq for QuantumView<'_> {
         let ((f0, f1), (t0, t1)) = self.ranges(lo, hi);
         self.finite.extend_ending_from(f0, f1, e, out);
         self.tails.extend_range(t0, t1, out);
+    }
+
+    fn retrieve(
+        &self,
+        group: RetrievalGroup,
+        e: i64,
+        left: &mut usize,
+        scratch: &mut Vec<CoallocPeriod>,
+        out: &mut Vec<CoallocPeriod>,
+    ) {
+        let Some((tree, qstart, (a, b))) = self.tree_for(group.lo, group.hi) else {
+            return retrieve_by_reading(self, group, e, left, scratch, out);
+        };
+        // The group's periods in secondary order are the tree's periods in the group's key
+        // range that end after the quantum's start (the tails last, by server descending).
+        for &(lo, hi) in group.pushes {
+            if *left == 0 {
+                break;
+            }
+            let take = (*left).min(hi - lo + 1);
+            for r in lo..lo + take {
+                out.push(
+                    tree.select(&below(qstart + 1), r, &a, &b)
+                        .expect("the group holds this rank"),
+                );
+            }
+            *left -= take;
+        }
     }
 
     fn scan_from(&self, lo: usize, f: &mut dyn FnMut(&CoallocPeriod) -> bool) {
@@ -559,6 +680,7 @@ mod tests {
                 tails: &tl,
                 skip,
                 last_split: Cell::new((usize::MAX, 0)),
+                tree: None,
             };
             let mut merged: Vec<(Key, bool)> = f.iter().map(|p| (pkey(p), true)).collect();
             merged.extend(t[skip..].iter().map(|p| (pkey(p), false)));

@@ -35,6 +35,7 @@
 mod chunked;
 mod index;
 pub mod literal;
+mod range_tree;
 mod search;
 
 pub use index::{Attempt, QuantizedIndex};

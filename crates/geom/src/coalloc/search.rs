@@ -45,7 +45,7 @@ pub struct SearchStats {
 
 /// Secondary order: end ascending, then server descending.
 #[inline]
-fn sec_key(p: &CoallocPeriod) -> (i64, std::cmp::Reverse<u32>) {
+pub(super) fn sec_key(p: &CoallocPeriod) -> (i64, std::cmp::Reverse<u32>) {
     (p.end, std::cmp::Reverse(p.server))
 }
 
@@ -105,6 +105,67 @@ pub(super) trait PrimarySeq {
     fn read_ending_from(&self, lo: usize, hi: usize, e: i64, out: &mut Vec<CoallocPeriod>);
     /// Calls `f` on the periods from rank `lo` on, in order, until it returns `false`.
     fn scan_from(&self, lo: usize, f: &mut dyn FnMut(&CoallocPeriod) -> bool);
+    /// Appends, for each push `(a, b)` of the group of ranks `lo..=hi` in turn, the periods of
+    /// the group's secondary ranks `a .. a + take` (`take = min(left, b - a + 1)`) in secondary
+    /// order, lowering `left` until it reaches 0. `j` is the group's count of periods ending
+    /// before `e`. By default it reads the group's feasible periods and selects the ranks.
+    fn retrieve(
+        &self,
+        group: RetrievalGroup,
+        e: i64,
+        left: &mut usize,
+        scratch: &mut Vec<CoallocPeriod>,
+        out: &mut Vec<CoallocPeriod>,
+    ) {
+        retrieve_by_reading(self, group, e, left, scratch, out);
+    }
+}
+
+/// One Phase-2 group to retrieve from: its primary ranks, its `j` and its pushes.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RetrievalGroup<'a> {
+    pub lo: usize,
+    pub hi: usize,
+    pub j: usize,
+    pub pushes: &'a [(usize, usize)],
+}
+
+/// [`PrimarySeq::retrieve`] by reading the group's feasible periods (`O(group)`).
+pub(super) fn retrieve_by_reading<M: PrimarySeq + ?Sized>(
+    m: &M,
+    group: RetrievalGroup,
+    e: i64,
+    left: &mut usize,
+    feas: &mut Vec<CoallocPeriod>,
+    out: &mut Vec<CoallocPeriod>,
+) {
+    // E[j..g) = the group's feasible periods in secondary order.
+    // The pushes are contiguous rank ranges going down from the top, and each gives
+    // its lowest `take` ranks: selections isolate them without sorting the group
+    // (the keys are distinct, so the result is what a full sort gives, whatever order
+    // the feasible periods arrive in).
+    let j = group.j;
+    feas.clear();
+    m.read_ending_from(group.lo, group.hi, e, feas);
+    debug_assert_eq!(feas.len(), group.hi - group.lo + 1 - j);
+    for &(a, b) in group.pushes {
+        if *left == 0 {
+            break;
+        }
+        let take = (*left).min(b - a + 1);
+        // feas[..=b - j] holds the group's feasible ranks 0 ..= b - j.
+        let (lo, hi) = (a - j, b - j + 1);
+        if lo > 0 {
+            feas[..hi].select_nth_unstable_by_key(lo, sec_key);
+        }
+        let range = &mut feas[lo..hi];
+        if take < range.len() {
+            range.select_nth_unstable_by_key(take, sec_key);
+        }
+        range[..take].sort_unstable_by_key(sec_key);
+        out.extend_from_slice(&range[..take]);
+        *left -= take;
+    }
 }
 
 impl PrimarySeq for [CoallocPeriod] {
@@ -254,35 +315,22 @@ pub(super) fn search_seq<M: PrimarySeq + ?Sized>(
             if retrieval_left == 0 {
                 break;
             }
-            // E[j..g) = the group's feasible periods in secondary order.
-            // The pushes are contiguous rank ranges going down from the top, and each gives
-            // its lowest `take` ranks: selections isolate them without sorting the group
-            // (the keys are distinct, so the result is what a full sort gives, whatever order
-            // the feasible periods arrive in).
-            let j = grp.j;
-            let feas = &mut scratch.feasible;
-            feas.clear();
-            m.read_ending_from(grp.lo, grp.hi, e, feas);
-            debug_assert_eq!(feas.len(), grp.hi - grp.lo + 1 - j);
+            let mut left = retrieval_left;
             for &(a, b) in group_pushes {
-                if retrieval_left == 0 {
+                if left == 0 {
                     break;
                 }
-                let take = retrieval_left.min(b - a + 1);
+                let take = left.min(b - a + 1);
                 retrieval_visits += inorder_visits(a, b, take);
-                // feas[..=b - j] holds the group's feasible ranks 0 ..= b - j.
-                let (lo, hi) = (a - j, b - j + 1);
-                if lo > 0 {
-                    feas[..hi].select_nth_unstable_by_key(lo, sec_key);
-                }
-                let range = &mut feas[lo..hi];
-                if take < range.len() {
-                    range.select_nth_unstable_by_key(take, sec_key);
-                }
-                range[..take].sort_unstable_by_key(sec_key);
-                out.extend_from_slice(&range[..take]);
-                retrieval_left -= take;
+                left -= take;
             }
+            let group = RetrievalGroup {
+                lo: grp.lo,
+                hi: grp.hi,
+                j: grp.j,
+                pushes: group_pushes,
+            };
+            m.retrieve(group, e, &mut retrieval_left, &mut scratch.feasible, out);
         }
     }
     match pick {

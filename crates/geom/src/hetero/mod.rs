@@ -50,7 +50,7 @@ pub mod implicit;
 mod lists;
 pub mod literal;
 pub mod primal_dual;
-mod treap;
+pub(crate) mod treap;
 
 pub use implicit::failed_dual_visits;
 pub use implicit::{ImplicitGroup, dual_split, marked_groups, primal_search};

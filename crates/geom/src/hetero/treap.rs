@@ -35,8 +35,9 @@ pub(crate) fn end_priority(p: &RatedPeriod) -> u64 {
     mix(p.end.to_bits().rotate_left(17) ^ u64::from(p.server).wrapping_mul(0x9E37_79B9))
 }
 
+/// splitmix64's finaliser (also the co-allocation range tree's priorities).
 #[inline]
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -43,6 +43,12 @@ pub struct CoallocConfig {
     pub min_fragment: i64,
     /// Round `l_r` up to `l_q` (spec A31, off).
     pub round_up_to_quantum: bool,
+    /// Keep the index's range tree and answer the Phase-2 groups larger than this many periods
+    /// from it ([`QuantizedIndex::with_range_tree`]): every choice is the same, a selection's
+    /// cost is bounded by its width times a polylogarithmic factor instead of growing with the
+    /// groups it reads, and every period update costs `O(log² V)` more. `None` (default): no
+    /// range tree.
+    pub range_tree_budget: Option<usize>,
 }
 
 impl Default for CoallocConfig {
@@ -57,6 +63,7 @@ impl Default for CoallocConfig {
             hold_mode: HoldMode::Latest,
             min_fragment: 1,
             round_up_to_quantum: false,
+            range_tree_budget: None,
         }
     }
 }
@@ -201,6 +208,10 @@ impl CoallocScheduler {
             0,
         )
         .map_err(|e| CoallocError::Config(e.to_string()))?;
+        let index = match config.range_tree_budget {
+            Some(budget) => index.with_range_tree(budget),
+            None => index,
+        };
         Ok(CoallocScheduler {
             max_ret: config.max_ret(),
             config,
