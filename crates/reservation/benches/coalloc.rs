@@ -30,7 +30,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use gridsched_geom::coalloc::{CoallocPick, QuantizedIndex};
+use gridsched_geom::coalloc::{CoallocPeriod, CoallocPick, OPEN_END, QuantizedIndex};
 use gridsched_reservation::coalloc::{
     CoallocConfig, CoallocRequest, CoallocScheduler, LengthField, requests_from_swf,
 };
@@ -99,18 +99,28 @@ fn wide_stream(servers: u32, count: usize, seed: u64) -> Vec<CoallocRequest> {
 
 /// The `coalloc/worst-case` index: quanta of 15 min over 50 h; server `i` is idle over
 /// `[0, 1,000 + (i mod 500))` and busy until 40 h, so a request for `[0, 1,800)` fits none of
-/// them, except the servers of `feasible`, which stay idle until 30 h.
+/// them, except the servers of `feasible`, which stay idle until 30 h. Built with one
+/// reservation per distinct busy window (the servers' tails are known), so that it takes
+/// seconds even at a million servers.
 fn worst_case_index(servers: u32, feasible: &[u32]) -> QuantizedIndex {
     let mut index = QuantizedIndex::new(servers, 900, 200, 1, 0).expect("valid index");
+    let mut groups: std::collections::BTreeMap<i64, Vec<CoallocPeriod>> = Default::default();
     for server in 0..servers {
         let free_until = if feasible.contains(&server) {
             30 * 3600
         } else {
             1_000 + i64::from(server % 500)
         };
+        groups.entry(free_until).or_default().push(CoallocPeriod {
+            start: 0,
+            end: OPEN_END,
+            server,
+        });
+    }
+    for (free_until, tails) in groups {
         index
-            .reserve_on(server, free_until, 40 * 3600)
-            .expect("the server is idle there");
+            .reserve(&tails, free_until, 40 * 3600 - free_until)
+            .expect("the servers are idle there");
     }
     index
 }
@@ -195,7 +205,7 @@ fn benches(c: &mut Criterion) {
     }
     {
         let mut g = c.benchmark_group("coalloc/worst-case");
-        for servers in [1_024u32, 8_192, 32_768, 131_072] {
+        for servers in [1_024u32, 8_192, 32_768, 131_072, 1_048_576] {
             for (case, feasible) in [
                 ("fail", vec![]),
                 ("last-group", vec![servers - 2, servers - 1]),
