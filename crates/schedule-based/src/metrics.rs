@@ -13,21 +13,35 @@ pub struct Metrics {
     /// `wu_avg` in %: `Σ_j R_j · p_ij · s_i / (Σ_i R_i s_i · C_max)`, the time average of the
     /// momentary weighted usage over `[0, C_max]`.
     pub weighted_usage_pct: f64,
-    /// `C_max`, from time 0, in the simulation's time unit.
+    /// `C_max`, from the origin (time 0 for the paper's workload), in the simulation's time
+    /// unit.
     pub makespan: i64,
     /// `(1/n) Σ (C_j − r_j) / p_ij`, over all jobs.
     pub slowdown: f64,
 }
 
 impl Metrics {
-    /// The metrics of finished jobs on `platform`.
+    /// The metrics of finished jobs on `platform`, with time 0 as the origin (the paper's
+    /// workload starts there).
     pub fn of(outcomes: &[Outcome], platform: &Platform) -> Metrics {
+        Metrics::since(outcomes, platform, 0)
+    }
+
+    /// [`Metrics::of`] with `origin` as the start of the measured interval `[origin, C_max]`:
+    /// a log's first submission, whose clock does not start at 0 (CEA-Curie's first job is
+    /// submitted on day 366 of its clock, so from 0 its machine usage would be a fraction of
+    /// the true one).
+    pub fn since(outcomes: &[Outcome], platform: &Platform, origin: i64) -> Metrics {
         let capacity: f64 = platform
             .machines()
             .iter()
             .map(|m| f64::from(m.cpus) * f64::from(m.speed))
             .sum();
-        let makespan = outcomes.iter().map(|o| o.end).max().unwrap_or(0);
+        let makespan = outcomes
+            .iter()
+            .map(|o| o.end)
+            .max()
+            .map_or(0, |end| end - origin);
         let busy: f64 = outcomes
             .iter()
             .map(|o| {
