@@ -14,9 +14,12 @@
 //! and, where it costs nothing, DAX 3.x spellings: `<uses name=...>` (and `lfn=`) for `file=`,
 //! `link="inout"` (read and written), a runtime given as
 //! `<profile namespace="pegasus" key="runtime">158.1</profile>` inside the job when the `runtime`
-//! attribute is absent. Element names are matched without their namespace prefix. Other
-//! elements (file and transformation catalogs, `<argument>`, `<dax>`/`<dag>` sub-workflow
-//! nodes) are skipped: only `<job>` elements are tasks. A `size` may be an integer or a
+//! attribute is absent, and the `link` values `checkpoint` (written) and `none` or no `link`
+//! at all (both allowed by the 2.1 and 3.6 schemas: no data edge). Element names are matched
+//! without their namespace prefix. Other elements (file and transformation catalogs,
+//! `<argument>`) are skipped: only `<job>` elements are tasks. `<dax>`/`<dag>` sub-workflow
+//! nodes are skipped too, and a dependency naming one is refused by name (hierarchical
+//! workflows are not supported). A `size` may be an integer or a
 //! non-negative decimal (rounded to whole bytes); a missing size counts as 0 bytes.
 
 use quick_xml::Reader;
@@ -40,6 +43,9 @@ enum Link {
     Input,
     Output,
     InOut,
+    /// `link="none"`, or no `link` attribute (optional in the DAX 2.1 and 3.6 schemas): the
+    /// job names the file but neither reads nor writes it, so it makes no data edge.
+    None,
 }
 
 #[derive(Debug)]
@@ -80,6 +86,19 @@ pub fn parse_dax_bytes(
     // but must still name a task).
     let mut child_refs: Vec<(String, Location)> = Vec::new();
     let err = |at: Location, kind: ErrorKind| WorkflowError::new(file, at, kind);
+    // `<dax>` / `<dag>` sub-workflow nodes seen so far: (id, element name).
+    let mut sub_workflows: Vec<(String, String)> = Vec::new();
+    let refuse_sub_workflow = |subs: &[(String, String)], id: &str, what: &str, at: &Location| {
+        match subs.iter().find(|(s, _)| s == id) {
+            Some((_, element)) => Err(err(
+                at.clone(),
+                ErrorKind::Schema(format!(
+                    "{what} names \"{id}\", a <{element}> sub-workflow node: hierarchical workflows are not supported (flatten the workflow first, e.g. with pegasus-plan)"
+                )),
+            )),
+            None => Ok(()),
+        }
+    };
 
     loop {
         let start = reader.buffer_position();
@@ -135,18 +154,18 @@ pub fn parse_dax_bytes(
                                 &at,
                                 &reader,
                             )?;
-                            let link = match required_attr(e, &[b"link"], what, file, &at, &reader)?
-                                .to_ascii_lowercase()
-                                .as_str()
-                            {
-                                "input" => Link::Input,
-                                "output" | "checkpoint" => Link::Output,
-                                "inout" => Link::InOut,
-                                other => {
+                            let link = attr(e, &[b"link"], file, &at, &reader)?
+                                .map(|l| l.to_ascii_lowercase());
+                            let link = match link.as_deref() {
+                                Some("input") => Link::Input,
+                                Some("output" | "checkpoint") => Link::Output,
+                                Some("inout") => Link::InOut,
+                                Some("none") | None => Link::None,
+                                Some(other) => {
                                     return Err(err(
                                         at,
                                         ErrorKind::Schema(format!(
-                                            "<uses file=\"{name}\">: unknown link \"{other}\" (expected input, output or inout)"
+                                            "<uses file=\"{name}\">: unknown link \"{other}\" (expected input, output, inout, checkpoint or none)"
                                         )),
                                     ));
                                 }
@@ -178,14 +197,24 @@ pub fn parse_dax_bytes(
                                 Open::Other
                             }
                         }
+                        (Some(Open::Adag), b"dax" | b"dag") => {
+                            // Sub-workflow nodes are not tasks; remember them so that a
+                            // dependency on one is refused by name, not as an unknown task.
+                            if let Some(id) = attr(e, &[b"id"], file, &at, &reader)? {
+                                sub_workflows.push((id, String::from_utf8_lossy(tag).into_owned()));
+                            }
+                            Open::Other
+                        }
                         (Some(Open::Adag), b"child") => {
                             let child = required_attr(e, &[b"ref"], "<child>", file, &at, &reader)?;
+                            refuse_sub_workflow(&sub_workflows, &child, "<child>", &at)?;
                             child_refs.push((child.clone(), at));
                             Open::Child(child)
                         }
                         (Some(Open::Child(child)), b"parent") => {
                             let parent =
                                 required_attr(e, &[b"ref"], "<parent>", file, &at, &reader)?;
+                            refuse_sub_workflow(&sub_workflows, &parent, "<parent>", &at)?;
                             b.depend(&parent, child, Some(Role::Child), at);
                             Open::Other
                         }
@@ -403,6 +432,61 @@ mod tests {
         assert!(e.explicit);
         assert_eq!(e.bytes, 0);
         assert_eq!(w.edges().len(), 2);
+    }
+
+    /// `link` is optional in the DAX 2.1 and 3.6 schemas, and `none` is one of its values:
+    /// such a use makes no data edge (it used to be refused).
+    #[test]
+    fn uses_without_link_or_with_link_none_make_no_edge() {
+        for replacement in [
+            r#"<uses file="f" size="90"/>"#,
+            r#"<uses file="f" link="none" size="90"/>"#,
+        ] {
+            let text = SMALL.replace(r#"<uses file="f" link="input" size="90"/>"#, replacement);
+            let w = parse_dax_str("small.xml", &text, &ReadOptions::default()).unwrap();
+            let (a, b) = (w.find("A").unwrap(), w.find("B").unwrap());
+            assert!(w.edge(a, b).is_none(), "{replacement}");
+            assert!(w.task(b).inputs.is_empty());
+        }
+        let text = SMALL.replace(r#"link="input""#, r#"link="sideways""#);
+        let e = parse_dax_str("small.xml", &text, &ReadOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("unknown link \"sideways\""), "{e}");
+    }
+
+    /// A dependency on a `<dax>` sub-workflow node is refused by name, not reported as an
+    /// unknown task.
+    #[test]
+    fn sub_workflow_nodes_are_refused_by_name() {
+        let text = SMALL.replace(
+            "<child ref=\"C\">",
+            "<dax id=\"D1\" file=\"inner.dax\"/>\n  <child ref=\"D1\">",
+        );
+        let e = parse_dax_str("small.xml", &text, &ReadOptions::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("\"D1\", a <dax> sub-workflow node"),
+            "{e}"
+        );
+        let text = SMALL.replace(
+            "<child ref=\"C\">\n    <parent ref=\"B\"/>",
+            "<dag id=\"G\" file=\"x.dag\"/>\n  <child ref=\"C\">\n    <parent ref=\"G\"/>",
+        );
+        let e = parse_dax_str("small.xml", &text, &ReadOptions::default()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("<parent> names \"G\", a <dag> sub-workflow node"),
+            "{e}"
+        );
+        // A sub-workflow node nobody depends on is skipped.
+        let text = SMALL.replace(
+            "<child ref=\"C\">",
+            "<dax id=\"D1\" file=\"inner.dax\"/>\n  <child ref=\"C\">",
+        );
+        assert_eq!(
+            parse_dax_str("small.xml", &text, &ReadOptions::default())
+                .unwrap()
+                .len(),
+            3
+        );
     }
 
     #[test]
