@@ -227,16 +227,30 @@ pub(crate) fn load_site(
     Ok((tj.jobs, procs, path.display().to_string()))
 }
 
-/// Warns (on standard error, so a piped CSV stays clean) when `at` is past the log's last
-/// submission: the site is then empty or draining, which is legal but rarely what was meant.
+/// Warns (on standard error, so a piped CSV stays clean) when `at` is before the log's first
+/// submission or after its last: the site is then empty, or holds only what is left of its
+/// log — legal, but rarely what was meant (a log's clock need not start at 0: CEA-Curie's
+/// first job is submitted on day 366).
 pub(crate) fn warn_past_end(jobs: &[gridsched_batch::Job], at: Time, path: &str) {
-    if let Some(last) = jobs.iter().map(|j| j.submit).max()
+    let first = jobs.iter().map(|j| j.submit).min();
+    let last = jobs.iter().map(|j| j.submit).max();
+    let hours = |t: Time| t as f64 / 3600.0;
+    if let Some(first) = first
+        && at < first
+    {
+        eprintln!(
+            "warning: --at {:.1} h is before the first submission of {path} ({:.1} h = day {:.1}): the site is empty then",
+            hours(at),
+            hours(first),
+            first as f64 / 86_400.0
+        );
+    } else if let Some(last) = last
         && at > last
     {
         eprintln!(
             "warning: --at {:.1} h is after the last submission of {path} ({:.1} h): the site holds only what is left of its log",
-            at as f64 / 3600.0,
-            last as f64 / 3600.0
+            hours(at),
+            hours(last)
         );
     }
 }
@@ -396,10 +410,11 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             .sites
             .iter()
             .map(|s| match s.split_once(':') {
-                Some((n, p)) => p
-                    .parse::<u32>()
-                    .map(|p| (n.to_string(), Some(p)))
-                    .map_err(|_| anyhow::anyhow!("--sites: `{s}`: PROCS must be a number")),
+                Some((n, p)) => match p.parse::<u32>() {
+                    Ok(0) => Err(anyhow::anyhow!("--sites: `{s}`: PROCS must be positive")),
+                    Ok(p) => Ok((n.to_string(), Some(p))),
+                    Err(_) => Err(anyhow::anyhow!("--sites: `{s}`: PROCS must be a number")),
+                },
                 None => Ok((s.clone(), None)),
             })
             .collect::<Result<_>>()?,
@@ -533,7 +548,7 @@ fn plan_moga(
     let p = provision(app, sites, &config, &mut rng)?;
     let (member, schedule) = p.plan(app, a.alpha).with_context(|| {
         format!(
-            "no feasible plan among {} evaluations ({} slots advertised)",
+            "no feasible plan among {} evaluations ({} slots advertised); a larger search may find one (raise --population and --generations)",
             p.moga.evaluations,
             p.candidates.len()
         )

@@ -193,6 +193,82 @@ fn tiny(dir: &Path) -> PathBuf {
     p
 }
 
+/// `--at` outside the log's submissions is legal but rarely meant: a warning on standard
+/// error says which side (a log's clock need not start at 0).
+#[test]
+fn slots_warn_when_at_lies_outside_the_logs_submissions() {
+    let dir = tempfile::tempdir().unwrap();
+    let late = dir.path().join("late.swf");
+    std::fs::write(
+        &late,
+        TINY.replace("\n1 0 0", "\n1 1000000 0")
+            .replace("\n2 0 0", "\n2 1000000 0")
+            .replace("\n3 5 0", "\n3 1000005 0"),
+    )
+    .unwrap();
+    let before = slots_ok(&[
+        "--trace",
+        late.to_str().unwrap(),
+        "--at",
+        "10",
+        "--out",
+        "-",
+    ]);
+    assert!(
+        text(&before.stderr).contains("is before the first submission"),
+        "{}",
+        text(&before.stderr)
+    );
+    let after = slots_ok(&[
+        "--trace",
+        late.to_str().unwrap(),
+        "--at",
+        "2000000",
+        "--out",
+        "-",
+    ]);
+    assert!(text(&after.stderr).contains("is after the last submission"));
+    let inside = slots_ok(&[
+        "--trace",
+        late.to_str().unwrap(),
+        "--at",
+        "1000002",
+        "--out",
+        "-",
+    ]);
+    assert!(
+        !text(&inside.stderr).contains("warning"),
+        "{}",
+        text(&inside.stderr)
+    );
+}
+
+/// A zero processor count in `--sites NAME:PROCS` is named as such (it used to be reported as
+/// `--procs`).
+#[test]
+fn a_site_of_zero_processors_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = tiny(dir.path());
+    let site = format!("{}:0", swf.display());
+    let o = gridsched(&[
+        "provision",
+        "--workflow",
+        "synthetic",
+        "--sites",
+        &site,
+        "--at",
+        "10",
+        "--out",
+        "-",
+    ]);
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("--sites") && err.contains("PROCS must be positive"),
+        "{err}"
+    );
+}
+
 #[test]
 fn slots_of_a_small_log_are_the_holes_of_its_conservative_schedule() {
     let dir = tempfile::tempdir().unwrap();
