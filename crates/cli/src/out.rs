@@ -42,16 +42,17 @@ pub fn write_all_with(outputs: Vec<(&Path, Content<'_>)>) -> Result<()> {
     })
 }
 
-/// `standard output` for `-`, else the path.
+/// `standard output` for `-`, else the path as given (`/dev/stdout` stays `/dev/stdout`).
 pub fn display(path: &Path) -> String {
-    if gridsched_repro::output::is_stdout(path) {
+    if path.as_os_str() == gridsched_repro::output::STDOUT {
         "standard output".to_string()
     } else {
         path.display().to_string()
     }
 }
 
-/// Whether any of `paths` is standard output (then reports go to standard error).
+/// Whether any of `paths` is standard output, as `-` or as a path to the open descriptor
+/// (`/dev/stdout`, whatever it was redirected to): then reports go to standard error.
 pub fn data_on_stdout<'a>(paths: impl IntoIterator<Item = &'a Path>) -> bool {
     paths.into_iter().any(gridsched_repro::output::is_stdout)
 }

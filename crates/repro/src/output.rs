@@ -27,9 +27,112 @@ pub const RUNS_HEADER: [&str; 8] = [
 /// The path that means standard output for a per-row output (`--out -`).
 pub const STDOUT: &str = "-";
 
-/// Whether `path` names standard output (`-`).
+/// Whether `path` names standard output: `-`, or a path to this process's standard output
+/// as an open file descriptor (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, a link to one
+/// of them, or another descriptor's path open on the same file, as `/dev/fd/3` after `3>&1`).
+/// Such a path is written to the stream like `-`, whatever file the stream was redirected to.
 pub fn is_stdout(path: &Path) -> bool {
-    path.as_os_str() == STDOUT
+    path.as_os_str() == STDOUT || matches!(descriptor(path), Some(Descriptor::Stdout))
+}
+
+/// An already-open file descriptor that a path names.
+#[derive(Debug)]
+enum Descriptor {
+    /// Standard output (descriptor 1, or one open on the same file).
+    Stdout,
+    /// Standard error (descriptor 2, or one open on the same file).
+    Stderr,
+    /// Another descriptor, by the path of its entry in the descriptor directory.
+    Other(PathBuf),
+}
+
+/// Which open descriptor `path` names, if any: the path, or a symbolic link it leads to, is an
+/// entry of a descriptor directory (`/proc/<pid>/fd`, `/proc/<pid>/task/<tid>/fd`, `/dev/fd`;
+/// `/dev/stdout` is a link to `/proc/self/fd/1`). Such an entry is a "magic" link: opening it
+/// reaches the open file itself, which may be a pipe, or a regular file that a rename through
+/// the link's text would replace under the shell that opened it (`>> app.log`).
+#[cfg(unix)]
+fn descriptor(path: &Path) -> Option<Descriptor> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let (link, own) = descriptor_link(path)?;
+    match own {
+        Some(1) => return Some(Descriptor::Stdout),
+        Some(2) => return Some(Descriptor::Stderr),
+        _ => {}
+    }
+    // Another descriptor open on the file of standard output or error (`3>&1`) is that stream.
+    let identity = |m: std::fs::Metadata| (m.dev(), m.ino());
+    let stream = |fd: std::os::fd::BorrowedFd<'_>| {
+        let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+        file.metadata().ok().map(identity)
+    };
+    let target = std::fs::metadata(&link).ok().map(identity);
+    if target.is_some() && target == stream(std::io::stdout().as_fd()) {
+        Some(Descriptor::Stdout)
+    } else if target.is_some() && target == stream(std::io::stderr().as_fd()) {
+        Some(Descriptor::Stderr)
+    } else {
+        Some(Descriptor::Other(link))
+    }
+}
+
+#[cfg(not(unix))]
+fn descriptor(_path: &Path) -> Option<Descriptor> {
+    None
+}
+
+/// Follows `path` through symbolic links until an entry of a descriptor directory: that entry
+/// and, when the descriptor is this process's own, its number.
+#[cfg(unix)]
+fn descriptor_link(path: &Path) -> Option<(PathBuf, Option<u32>)> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        if let Some(own) = descriptor_entry(&current) {
+            return Some((current, own));
+        }
+        if !std::fs::symlink_metadata(&current)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
+            return None;
+        }
+        let target = std::fs::read_link(&current).ok()?;
+        current = match current.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    None
+}
+
+/// Whether `path` is `<descriptor directory>/<n>`: `Some(Some(n))` for a descriptor of this
+/// process, `Some(None)` for another process's.
+#[cfg(unix)]
+fn descriptor_entry(path: &Path) -> Option<Option<u32>> {
+    let name = path.file_name()?.to_str()?;
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u32 = name.parse().ok()?;
+    let parent = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = std::fs::canonicalize(parent).ok()?;
+    let parts: Vec<String> = dir
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+    let me = std::process::id().to_string();
+    let own = match parts.as_slice() {
+        ["/", "proc", pid, "fd"] | ["/", "proc", pid, "task", _, "fd"] => *pid == me,
+        ["/", "dev", "fd"] => true,
+        _ => return None,
+    };
+    Some(own.then_some(n))
 }
 
 /// How many symbolic links [`resolve_links`] follows before it calls the chain a loop (the
@@ -60,7 +163,12 @@ pub fn resolve_links(path: &Path) -> std::io::Result<std::path::PathBuf> {
 
 /// Writes an output file wherever it points, the one way every command and the harness write:
 ///
-/// - `-`: standard output;
+/// - `-`, or a path that names standard output as an open descriptor (`/dev/stdout`,
+///   `/dev/fd/1`, `/proc/self/fd/1`; see [`is_stdout`]): standard output, written to the
+///   stream itself, so `--out /dev/stdout >> app.log` appends to app.log and never replaces it;
+///   `/dev/stderr` (and the like) likewise goes to standard error;
+/// - a path to another open descriptor (`/dev/fd/3`): opened through that path in append mode
+///   and written in place, never replaced;
 /// - a symbolic link is followed to the file it names (the link stays a link);
 /// - a regular file, or a path that does not exist yet: through a temporary file in the same
 ///   directory and a rename, so a reader (or an interrupted run) never sees a half-written file.
@@ -127,8 +235,14 @@ pub struct Staged<'a> {
 #[derive(Debug)]
 enum StagedKind<'a> {
     Stdout(Cow<'a, [u8]>),
-    /// A device, FIFO or socket, written in place at commit.
-    Direct(PathBuf, Cow<'a, [u8]>),
+    Stderr(Cow<'a, [u8]>),
+    /// A device, FIFO or socket, written in place at commit; `append` for another process
+    /// descriptor's path (`/dev/fd/3`), whose file may already hold what was written to it.
+    Direct {
+        target: PathBuf,
+        append: bool,
+        bytes: Cow<'a, [u8]>,
+    },
     /// A regular file's content, already written and synced to a temporary file.
     Temp(tempfile::NamedTempFile, PathBuf),
 }
@@ -151,23 +265,53 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
             }
         }
     };
-    if is_stdout(path) {
+    if path.as_os_str() == STDOUT {
         return Ok(Staged {
             path,
             kind: StagedKind::Stdout(in_memory(content)?),
         });
     }
-    // The kernel's own lookup first: `/dev/stdout` is a link to `/proc/self/fd/1`, a "magic"
-    // link whose text (`pipe:[…]`, `socket:[…]`) names no path, so following links by hand
-    // would invent a file of that name. Whatever the lookup reaches that is neither a regular
-    // file nor a directory is written in place through the path as given.
+    // A path to an open descriptor (`/dev/stdout` is a link to `/proc/self/fd/1`) before
+    // anything else: the link's text names a pipe (`pipe:[…]`) or the file the shell opened,
+    // and following it by hand would invent a file of that name or replace the shell's file.
+    match descriptor(path) {
+        Some(Descriptor::Stdout) => {
+            return Ok(Staged {
+                path,
+                kind: StagedKind::Stdout(in_memory(content)?),
+            });
+        }
+        Some(Descriptor::Stderr) => {
+            return Ok(Staged {
+                path,
+                kind: StagedKind::Stderr(in_memory(content)?),
+            });
+        }
+        Some(Descriptor::Other(link)) => {
+            return Ok(Staged {
+                path,
+                kind: StagedKind::Direct {
+                    target: link,
+                    append: true,
+                    bytes: in_memory(content)?,
+                },
+            });
+        }
+        None => {}
+    }
+    // The kernel's own lookup next: whatever it reaches that is neither a regular file nor a
+    // directory is written in place through the path as given.
     if let Ok(m) = std::fs::metadata(path)
         && !m.is_file()
         && !m.is_dir()
     {
         return Ok(Staged {
             path,
-            kind: StagedKind::Direct(path.to_path_buf(), in_memory(content)?),
+            kind: StagedKind::Direct {
+                target: path.to_path_buf(),
+                append: false,
+                bytes: in_memory(content)?,
+            },
         });
     }
     let target = resolve_links(path).map_err(|e| HarnessError::io(path, e))?;
@@ -187,7 +331,11 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
             // A device, FIFO or socket: renaming over it would replace the node itself.
             return Ok(Staged {
                 path,
-                kind: StagedKind::Direct(target, in_memory(content)?),
+                kind: StagedKind::Direct {
+                    target,
+                    append: false,
+                    bytes: in_memory(content)?,
+                },
             });
         }
     }
@@ -232,19 +380,38 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
 
 impl Staged<'_> {
     /// Puts the output in place: renames a regular file's temporary file over its target,
-    /// or writes to standard output or the device.
+    /// or writes to standard output or error, the device or the descriptor.
     pub fn commit(self) -> Result<(), HarnessError> {
         let path = self.path;
+        // Standard output as named: `standard output` for `-`, else the path given.
+        let stream = |name: &str| {
+            if path.as_os_str() == STDOUT {
+                name.to_string()
+            } else {
+                path.display().to_string()
+            }
+        };
         match self.kind {
             StagedKind::Stdout(bytes) => {
                 let mut out = std::io::stdout().lock();
                 out.write_all(&bytes)
                     .and_then(|()| out.flush())
-                    .map_err(|e| HarnessError::io(Path::new("standard output"), e))
+                    .map_err(|e| HarnessError::io(Path::new(&stream("standard output")), e))
             }
-            StagedKind::Direct(target, bytes) => {
+            StagedKind::Stderr(bytes) => {
+                let mut err = std::io::stderr().lock();
+                err.write_all(&bytes)
+                    .and_then(|()| err.flush())
+                    .map_err(|e| HarnessError::io(path, e))
+            }
+            StagedKind::Direct {
+                target,
+                append,
+                bytes,
+            } => {
                 let mut f = std::fs::OpenOptions::new()
-                    .write(true)
+                    .write(!append)
+                    .append(append)
                     .open(&target)
                     .map_err(|e| HarnessError::io(path, e))?;
                 f.write_all(&bytes).map_err(|e| HarnessError::io(path, e))
@@ -726,6 +893,40 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["out.csv"], "no temporary file left behind");
+    }
+
+    #[test]
+    fn descriptor_paths_are_streams() {
+        for path in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+            if Path::new(path).exists() {
+                assert!(is_stdout(Path::new(path)), "{path}");
+                assert!(matches!(
+                    descriptor(Path::new(path)),
+                    Some(Descriptor::Stdout)
+                ));
+            }
+        }
+        if Path::new("/dev/stderr").exists() {
+            assert!(matches!(
+                descriptor(Path::new("/dev/stderr")),
+                Some(Descriptor::Stdout | Descriptor::Stderr)
+            ));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("out.csv");
+        std::os::unix::fs::symlink("/proc/self/fd/1", &link).unwrap();
+        if Path::new("/proc/self/fd/1").exists() {
+            assert!(
+                is_stdout(&link),
+                "a link to a descriptor is that descriptor"
+            );
+        }
+        // A file named like a descriptor elsewhere is a file.
+        let one = dir.path().join("1");
+        std::fs::write(&one, "x").unwrap();
+        assert!(descriptor(&one).is_none());
+        assert!(!is_stdout(&one));
+        assert!(descriptor(Path::new("/dev/null")).is_none());
     }
 
     #[test]
