@@ -9,6 +9,24 @@ use std::path::Path;
 use anyhow::{Context, Result};
 pub use gridsched_repro::output::Content;
 
+/// Refuses, before the command does any work, outputs that would destroy one of its inputs
+/// or each other: an output that is the same file as an input (`trace convert kth.swf --out
+/// kth.swf`), two outputs naming one file, or two on standard output. Standard output,
+/// devices and FIFOs are exempt from the file checks (`/dev/null` may be given twice).
+/// Each path comes with the name the error gives it (`--out`); `None`s are skipped.
+pub fn check<'a>(
+    inputs: &[(&'a str, Option<&'a Path>)],
+    outputs: &[(&'a str, Option<&'a Path>)],
+) -> Result<()> {
+    let given = |list: &[(&'a str, Option<&'a Path>)]| {
+        list.iter()
+            .filter_map(|&(name, p)| p.map(|p| (name, p)))
+            .collect::<Vec<_>>()
+    };
+    gridsched_repro::output::check_paths(given(inputs), given(outputs))?;
+    Ok(())
+}
+
 /// Writes a per-row output file (`-`: standard output).
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     write_all(&[(path, bytes)])

@@ -61,15 +61,18 @@ pub(crate) fn log_path(trace: &str, data: Option<&std::path::Path>) -> Result<Pa
 }
 
 impl TraceInput {
-    fn load(&self) -> Result<(PathBuf, SwfLog)> {
+    /// The file the log names.
+    fn path(&self) -> Result<PathBuf> {
         let name = self
             .file
             .as_deref()
             .or(self.trace.as_deref())
             .unwrap_or_default();
-        let path = log_path(name, self.data_dir.as_deref())?;
-        let log = load_swf(&path, SwfLoadOptions { limit: self.limit })?;
-        Ok((path, log))
+        log_path(name, self.data_dir.as_deref())
+    }
+
+    fn load(&self, path: &Path) -> Result<SwfLog> {
+        Ok(load_swf(path, SwfLoadOptions { limit: self.limit })?)
     }
 }
 
@@ -307,12 +310,15 @@ pub fn info_text(path: &Path, log: &SwfLog, processors: Option<u32>) -> Result<S
 }
 
 fn info(args: &InfoArgs) -> Result<()> {
-    let (path, log) = args.input.load()?;
+    let path = args.input.path()?;
+    let log = args.input.load(&path)?;
     crate::out::say(false, &info_text(&path, &log, args.processors)?)
 }
 
 fn convert(args: &ConvertArgs) -> Result<()> {
-    let (path, log) = args.input.load()?;
+    let path = args.input.path()?;
+    crate::out::check(&[("the log", Some(&path))], &[("--out", Some(&args.out))])?;
+    let log = args.input.load(&path)?;
     let mut buf = Vec::new();
     match args.to {
         Target::Jobs => {

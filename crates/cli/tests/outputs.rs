@@ -189,3 +189,450 @@ fn other_open_descriptors_are_written_in_place() {
         assert_eq!(std::fs::metadata(&three).unwrap().ino(), inode);
     }
 }
+// ---------------------------------------------------------------------------------------------
+// 2. an output that is an input is refused before any work
+
+fn writable(device: &str) -> bool {
+    std::fs::OpenOptions::new().write(true).open(device).is_ok()
+}
+
+fn fixtures(dir: &Path) -> Vec<(&'static str, PathBuf)> {
+    let write = |name: &'static str, body: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, body).unwrap();
+        (name, p)
+    };
+    vec![
+        write("site.swf", LOG),
+        write("m.csv", "id,cpus,speed\nfast,8,400\nslow,4,200\n"),
+        write("j.csv", "id,submit,cpus,length\n1,0,2,10\n2,5,4,20\n"),
+        write(
+            "r.csv",
+            "id,arrival,ready,length,deadline\na,0,1,2,10\nb,1,2,3,20\n",
+        ),
+        write("rates.txt", "1\n0.5\n"),
+        write("etc.csv", "R1,R2\n1,2\n3,4\n5,1\n"),
+        write(
+            "wf.xml",
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <adag xmlns=\"http://pegasus.isi.edu/schema/DAX\" version=\"2.1\">\n\
+             \x20 <job id=\"A\" name=\"a\" runtime=\"60\"/>\n\
+             \x20 <job id=\"B\" name=\"b\" runtime=\"60\"/>\n\
+             \x20 <child ref=\"B\">\n    <parent ref=\"A\"/>\n  </child>\n</adag>\n",
+        ),
+    ]
+}
+
+/// Every command that reads a file, with one of its inputs given again as its output: each
+/// command would run (these are valid inputs), so without the check the input would be
+/// replaced by the output.
+#[test]
+fn an_output_that_is_an_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = fixtures(dir.path());
+    let f = |name: &str| s(&files.iter().find(|(n, _)| *n == name).unwrap().1).to_string();
+    let (swf, m, j, r, rates, etc, wf) = (
+        f("site.swf"),
+        f("m.csv"),
+        f("j.csv"),
+        f("r.csv"),
+        f("rates.txt"),
+        f("etc.csv"),
+        f("wf.xml"),
+    );
+    let strings = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    // (command line, the input given as an output)
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            strings(&["trace", "convert", &swf, "--out", &swf]),
+            "site.swf",
+        ),
+        (
+            strings(&[
+                "trace", "convert", "--trace", &swf, "--to", "requests", "--out", &swf,
+            ]),
+            "site.swf",
+        ),
+        (
+            strings(&["replay", "--policy", "easy", "--trace", &swf, "--out", &swf]),
+            "site.swf",
+        ),
+        (
+            strings(&[
+                "replay",
+                "--policy",
+                "easy",
+                "--trace",
+                &swf,
+                "--out",
+                "x.csv",
+                "--summary-json",
+                &swf,
+            ]),
+            "site.swf",
+        ),
+        (
+            strings(&["coalloc", "--trace", &swf, "--out", &swf]),
+            "site.swf",
+        ),
+        (
+            strings(&["slots", "--trace", &swf, "--at", "1h", "--out", &swf]),
+            "site.swf",
+        ),
+        (
+            strings(&[
+                "price",
+                "--trace",
+                &swf,
+                "--at",
+                "1h",
+                "--procs",
+                "1",
+                "--duration",
+                "1h",
+                "--out",
+                &swf,
+            ]),
+            "site.swf",
+        ),
+        (
+            strings(&[
+                "provision",
+                "--workflow",
+                &wf,
+                "--trace",
+                &swf,
+                "--at",
+                "1h",
+                "--population",
+                "4",
+                "--generations",
+                "1",
+                "--out",
+                &wf,
+            ]),
+            "wf.xml",
+        ),
+        (
+            strings(&[
+                "provision",
+                "--workflow",
+                &wf,
+                "--trace",
+                &swf,
+                "--at",
+                "1h",
+                "--population",
+                "4",
+                "--generations",
+                "1",
+                "--out",
+                "x.csv",
+                "--slots-out",
+                &swf,
+            ]),
+            "site.swf",
+        ),
+        (
+            strings(&[
+                "grid",
+                "--policy",
+                "eg-edf",
+                "--machines",
+                &m,
+                "--jobs",
+                &j,
+                "--out",
+                &m,
+            ]),
+            "m.csv",
+        ),
+        (
+            strings(&[
+                "grid",
+                "--policy",
+                "eg-edf",
+                "--machines",
+                &m,
+                "--jobs",
+                &j,
+                "--out",
+                &j,
+            ]),
+            "j.csv",
+        ),
+        (
+            strings(&[
+                "grid",
+                "--policy",
+                "eg-edf",
+                "--machines",
+                &m,
+                "--jobs",
+                &j,
+                "--out",
+                "x.csv",
+                "--summary-json",
+                &j,
+            ]),
+            "j.csv",
+        ),
+        (
+            strings(&[
+                "schedule",
+                "reservation",
+                "--strategy",
+                "first-fit",
+                "--servers",
+                "2",
+                "--requests",
+                &r,
+                "--out",
+                &r,
+            ]),
+            "r.csv",
+        ),
+        (
+            strings(&[
+                "schedule",
+                "hetero",
+                "--algorithm",
+                "ff-ha",
+                "--rates",
+                "1,0.5",
+                "--requests",
+                &r,
+                "--out",
+                &r,
+            ]),
+            "r.csv",
+        ),
+        (
+            strings(&[
+                "schedule",
+                "hetero",
+                "--algorithm",
+                "ff-ha",
+                "--rates-file",
+                &rates,
+                "--requests",
+                &r,
+                "--out",
+                &rates,
+            ]),
+            "rates.txt",
+        ),
+        (
+            strings(&[
+                "map",
+                "--heuristic",
+                "min-min",
+                "--etc",
+                &etc,
+                "--schedule",
+                &etc,
+            ]),
+            "etc.csv",
+        ),
+    ];
+    for (args, victim) in &cases {
+        let before: Vec<Vec<u8>> = files
+            .iter()
+            .map(|(_, p)| std::fs::read(p).unwrap())
+            .collect();
+        let o = Command::new(BIN)
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("same file") && err.matches(victim).count() >= 2,
+            "{args:?}: the error names the output and the input: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        let after: Vec<Vec<u8>> = files
+            .iter()
+            .map(|(_, p)| std::fs::read(p).unwrap())
+            .collect();
+        assert!(before == after, "{args:?}: an input changed");
+        assert!(!dir.path().join("x.csv").exists(), "{args:?}: no output");
+        assert!(leftovers(dir.path()).is_empty(), "{args:?}");
+    }
+    // The same file under another name: relative, through a symbolic link, a hard link.
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink(&swf, &link).unwrap();
+    let hard = dir.path().join("hard.csv");
+    std::fs::hard_link(&swf, &hard).unwrap();
+    for out in ["./site.swf", "link.csv", "hard.csv"] {
+        let o = Command::new(BIN)
+            .current_dir(dir.path())
+            .args(["trace", "convert", "site.swf", "--out", out])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{out}");
+        assert!(
+            text(&o.stderr).contains("same file"),
+            "{out}: {}",
+            text(&o.stderr)
+        );
+        assert_eq!(std::fs::read_to_string(&swf).unwrap(), LOG, "{out}");
+    }
+    // Devices are not files to protect: a log read from standard input, written to /dev/null.
+    if writable("/dev/null") {
+        let mut child = Command::new(BIN)
+            .args(["trace", "convert", "/dev/stdin", "--out", "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(LOG.as_bytes())
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. two outputs of one command with one path
+
+#[test]
+fn two_outputs_with_one_path_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = fixtures(dir.path());
+    let f = |name: &str| s(&files.iter().find(|(n, _)| *n == name).unwrap().1).to_string();
+    let (swf, m, j, wf) = (f("site.swf"), f("m.csv"), f("j.csv"), f("wf.xml"));
+    let same = dir.path().join("s.out");
+    let link = dir.path().join("s.link");
+    std::os::unix::fs::symlink("s.out", &link).unwrap();
+    for existing in [false, true] {
+        if existing {
+            std::fs::write(&same, "KEEP\n").unwrap();
+        }
+        let cases: Vec<(Vec<&str>, &str)> = vec![
+            (
+                vec![
+                    "replay",
+                    "--policy",
+                    "easy",
+                    "--trace",
+                    &swf,
+                    "--out",
+                    "s.out",
+                    "--summary-json",
+                    "s.out",
+                ],
+                "--out and --summary-json",
+            ),
+            (
+                vec![
+                    "replay",
+                    "--policy",
+                    "easy",
+                    "--trace",
+                    &swf,
+                    "--out",
+                    "s.out",
+                    "--summary-json",
+                    "./s.out",
+                ],
+                "--out and --summary-json",
+            ),
+            (
+                vec![
+                    "replay",
+                    "--policy",
+                    "easy",
+                    "--trace",
+                    &swf,
+                    "--out",
+                    "s.link",
+                    "--summary-json",
+                    "s.out",
+                ],
+                "--out and --summary-json",
+            ),
+            (
+                vec![
+                    "grid",
+                    "--policy",
+                    "eg-edf",
+                    "--machines",
+                    &m,
+                    "--jobs",
+                    &j,
+                    "--out",
+                    "s.out",
+                    "--summary-json",
+                    "s.out",
+                ],
+                "--out and --summary-json",
+            ),
+            (
+                vec![
+                    "provision",
+                    "--workflow",
+                    &wf,
+                    "--trace",
+                    &swf,
+                    "--at",
+                    "1h",
+                    "--population",
+                    "4",
+                    "--generations",
+                    "1",
+                    "--out",
+                    "s.out",
+                    "--slots-out",
+                    "s.out",
+                ],
+                "--out and --slots-out",
+            ),
+        ];
+        for (args, want) in cases {
+            let o = Command::new(BIN)
+                .current_dir(dir.path())
+                .args(&args)
+                .output()
+                .unwrap();
+            let err = text(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+            assert!(
+                err.contains(want) && err.contains("s.out"),
+                "{args:?}: {err}"
+            );
+            if existing {
+                assert_eq!(
+                    std::fs::read_to_string(&same).unwrap(),
+                    "KEEP\n",
+                    "{args:?}"
+                );
+            } else {
+                assert!(!same.exists(), "{args:?}");
+            }
+            assert!(leftovers(dir.path()).is_empty(), "{args:?}");
+        }
+    }
+    // A device may be given twice.
+    if writable("/dev/null") {
+        let o = gridsched(&[
+            "replay",
+            "--policy",
+            "easy",
+            "--trace",
+            &swf,
+            "--out",
+            "/dev/null",
+            "--summary-json",
+            "/dev/null",
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    }
+}

@@ -443,6 +443,107 @@ pub fn check_one_stdout<'a>(
     Ok(())
 }
 
+/// Refuses, before any work is done, outputs that would destroy an input or each other:
+///
+/// - two outputs on standard output (as [`check_one_stdout`]);
+/// - two outputs that name one file: the same path, or two paths (relative and absolute, a
+///   symbolic link and its target, two hard links) to one regular file or to one file yet to
+///   be created: one would silently replace the other;
+/// - an output that is the same regular file as an input (`trace convert kth.swf --out
+///   kth.swf`): writing it would replace the input.
+///
+/// Standard output, devices, FIFOs and open descriptors (`/dev/null`, `/dev/stdin`) are
+/// written or read in place, never replaced, and may be given more than once. Each output
+/// and input comes with the name the error gives it (its option, as `--out`).
+pub fn check_paths<'a>(
+    inputs: impl IntoIterator<Item = (&'a str, &'a Path)>,
+    outputs: impl IntoIterator<Item = (&'a str, &'a Path)>,
+) -> Result<(), HarnessError> {
+    let outputs: Vec<(&str, &Path)> = outputs.into_iter().collect();
+    check_one_stdout(outputs.iter().copied())?;
+    let keys: Vec<Option<FileKey>> = outputs.iter().map(|(_, p)| output_key(p)).collect();
+    for (i, ((a, pa), ka)) in outputs.iter().zip(&keys).enumerate() {
+        for ((b, pb), kb) in outputs.iter().zip(&keys).skip(i + 1) {
+            if ka.is_some() && ka == kb {
+                let files = if pa == pb {
+                    pa.display().to_string()
+                } else {
+                    format!("one file ({} and {})", pa.display(), pb.display())
+                };
+                return Err(HarnessError::Usage(format!(
+                    "{a} and {b} both name {files}: one would overwrite the other; give each its own file"
+                )));
+            }
+        }
+    }
+    for (input, path) in inputs {
+        let Some(key) = input_key(path) else {
+            continue;
+        };
+        if let Some(((name, out), _)) = outputs
+            .iter()
+            .zip(&keys)
+            .find(|(_, k)| k.as_ref() == Some(&key))
+        {
+            return Err(HarnessError::Usage(format!(
+                "{name} {}: the same file as the input {} ({input}); writing it would destroy the input, give {name} another file",
+                out.display(),
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// What makes two paths one file: an existing regular file's device and inode, or where a
+/// file yet to be created will be (its directory's canonical path and its name).
+#[derive(Debug, PartialEq, Eq)]
+enum FileKey {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+#[cfg(unix)]
+fn inode_key(m: &std::fs::Metadata, _path: &Path) -> Option<FileKey> {
+    use std::os::unix::fs::MetadataExt;
+    Some(FileKey::Inode(m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode_key(_m: &std::fs::Metadata, path: &Path) -> Option<FileKey> {
+    std::fs::canonicalize(path).ok().map(FileKey::Path)
+}
+
+/// An input's key: only a regular file can be destroyed by an output.
+fn input_key(path: &Path) -> Option<FileKey> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => inode_key(&m, path),
+        _ => None,
+    }
+}
+
+/// An output's key, `None` for what is written in place (standard output, devices, FIFOs,
+/// open descriptors) or refused by the writer (a directory).
+fn output_key(path: &Path) -> Option<FileKey> {
+    if path.as_os_str() == STDOUT || descriptor(path).is_some() {
+        return None;
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => inode_key(&m, path),
+        Ok(_) => None,
+        Err(_) => {
+            // Not there yet: where the writer will create it (through dangling links).
+            let target = std::path::absolute(resolve_links(path).ok()?).ok()?;
+            let name = target.file_name()?;
+            let dir = target.parent()?;
+            Some(FileKey::Path(match std::fs::canonicalize(dir) {
+                Ok(dir) => dir.join(name),
+                Err(_) => target.clone(),
+            }))
+        }
+    }
+}
+
 /// Sorts values into the canonical order: axis value, series (sweep order), run, metric
 /// (experiment order). Sharded and unsharded runs write identical files because of it.
 pub fn canonical_sort(exp: &Experiment, values: &mut [RunValue]) {
@@ -927,6 +1028,61 @@ mod tests {
         assert!(descriptor(&one).is_none());
         assert!(!is_stdout(&one));
         assert!(descriptor(Path::new("/dev/null")).is_none());
+    }
+
+    #[test]
+    fn outputs_that_destroy_an_input_or_each_other_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.swf");
+        std::fs::write(&input, "log").unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink("in.swf", &link).unwrap();
+        let hard = dir.path().join("hard.csv");
+        std::fs::hard_link(&input, &hard).unwrap();
+        let new = dir.path().join("new.csv");
+        let new_again = sub.join("../new.csv");
+        let dangling = dir.path().join("dangling.csv");
+        std::os::unix::fs::symlink("new.csv", &dangling).unwrap();
+        let ins = [("the log", input.as_path())];
+        let check = |outputs: &[(&'static str, &Path)]| {
+            check_paths(ins.iter().copied(), outputs.iter().copied()).map_err(|e| e.to_string())
+        };
+        assert!(check(&[("--out", &new), ("--summary-json", &sub.join("s.json"))]).is_ok());
+        for out in [&input, &link, &hard] {
+            let e = check(&[("--out", out)]).unwrap_err();
+            assert!(
+                e.contains("--out") && e.contains("same file as the input"),
+                "{e}"
+            );
+            assert!(e.contains(&input.display().to_string()), "{e}");
+        }
+        for (a, b) in [
+            (&new, &new),
+            (&new, &new_again),
+            (&new, &dangling),
+            (&link, &hard),
+        ] {
+            let e = check(&[("--out", a), ("--summary-json", b)]).unwrap_err();
+            assert!(e.contains("--out and --summary-json both name"), "{e}");
+        }
+        let null = Path::new("/dev/null");
+        if null.exists() {
+            assert!(check(&[("--out", null), ("--summary-json", null)]).is_ok());
+            assert!(
+                check_paths([("the log", null)], [("--out", null)]).is_ok(),
+                "a device is read and written in place"
+            );
+        }
+        if Path::new("/dev/stdout").exists() {
+            let e = check(&[
+                ("--out", Path::new("-")),
+                ("--summary-json", Path::new("/dev/stdout")),
+            ])
+            .unwrap_err();
+            assert!(e.contains("standard output"), "{e}");
+        }
     }
 
     #[test]
