@@ -33,7 +33,8 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes a command's outputs all or nothing: if one cannot be written (a missing directory
-/// that cannot be created, a read-only one), none is.
+/// that cannot be created, a read-only one, a full device), no file is replaced. Standard
+/// output and devices are written first; files are renamed into place only after them.
 pub fn write_all(outputs: &[(&Path, &[u8])]) -> Result<()> {
     write_all_with(
         outputs

@@ -636,3 +636,89 @@ fn two_outputs_with_one_path_are_refused() {
         assert!(o.status.success(), "{}", text(&o.stderr));
     }
 }
+// ---------------------------------------------------------------------------------------------
+// 4. all or nothing across files and devices
+
+#[test]
+fn a_failing_device_leaves_every_file_untouched() {
+    if !writable("/dev/full") {
+        eprintln!("NOTICE: no writable /dev/full; skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let files = fixtures(dir.path());
+    let f = |name: &str| s(&files.iter().find(|(n, _)| *n == name).unwrap().1).to_string();
+    let (swf, m, j, wf) = (f("site.swf"), f("m.csv"), f("j.csv"), f("wf.xml"));
+    let keep = dir.path().join("p.csv");
+    let cases: Vec<Vec<&str>> = vec![
+        vec![
+            "replay",
+            "--policy",
+            "easy",
+            "--trace",
+            &swf,
+            "--out",
+            "p.csv",
+            "--summary-json",
+            "/dev/full",
+        ],
+        vec![
+            "replay",
+            "--policy",
+            "easy",
+            "--trace",
+            &swf,
+            "--out",
+            "/dev/full",
+            "--summary-json",
+            "p.csv",
+        ],
+        vec![
+            "grid",
+            "--policy",
+            "eg-edf",
+            "--machines",
+            &m,
+            "--jobs",
+            &j,
+            "--out",
+            "p.csv",
+            "--summary-json",
+            "/dev/full",
+        ],
+        vec![
+            "provision",
+            "--workflow",
+            &wf,
+            "--trace",
+            &swf,
+            "--at",
+            "1h",
+            "--population",
+            "4",
+            "--generations",
+            "1",
+            "--out",
+            "p.csv",
+            "--slots-out",
+            "/dev/full",
+        ],
+    ];
+    for args in cases {
+        std::fs::write(&keep, "KEEP\n").unwrap();
+        let o = Command::new(BIN)
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("/dev/full"), "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(&keep).unwrap(),
+            "KEEP\n",
+            "{args:?}: p.csv was replaced although /dev/full failed"
+        );
+        assert!(leftovers(dir.path()).is_empty(), "{args:?}");
+    }
+}

@@ -181,10 +181,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
     stage(path, bytes)?.commit()
 }
 
-/// Writes several outputs all or nothing, as far as the file system allows: every regular
-/// file is first written to a temporary file beside its target, and only when all of them
-/// (and every check on standard output, devices and directories) succeeded are they renamed
-/// into place and the other outputs written. A failure before that leaves no output written.
+/// Writes several outputs all or nothing, as far as the file system allows:
+///
+/// 1. every target is checked and every regular file's content is written to a temporary
+///    file beside it (the other outputs' content is assembled in memory);
+/// 2. standard output, standard error, devices, FIFOs and open descriptors are written, in
+///    the order given: they cannot be written aside and renamed, nor taken back;
+/// 3. only when all of them succeeded are the temporary files renamed over their targets.
+///
+/// A failure in step 1 or 2 (a directory that cannot be created, `/dev/full`, a closed pipe)
+/// leaves every regular file as it was, and no temporary file behind; a failure in step 2
+/// may leave the streams and devices before it written. Only a rename failing in step 3 (a
+/// target replaced by a directory meanwhile) can leave some files replaced and others not.
 pub fn write_all_atomic(outputs: &[(&Path, &[u8])]) -> Result<(), HarnessError> {
     write_all_atomic_with(
         outputs
@@ -196,12 +204,17 @@ pub fn write_all_atomic(outputs: &[(&Path, &[u8])]) -> Result<(), HarnessError> 
 
 /// [`write_all_atomic`] for outputs given as [`Content`]: one whose content is a writer
 /// function streams into its temporary file instead of being assembled in memory first.
+/// Streams and devices are written before any regular file is renamed into place, and the
+/// renames happen only if they all succeeded (see [`write_all_atomic`]).
 pub fn write_all_atomic_with(outputs: Vec<(&Path, Content<'_>)>) -> Result<(), HarnessError> {
     let staged = outputs
         .into_iter()
         .map(|(path, content)| stage_content(path, content))
         .collect::<Result<Vec<_>, _>>()?;
-    staged.into_iter().try_for_each(Staged::commit)
+    let (files, in_place): (Vec<_>, Vec<_>) = staged.into_iter().partition(Staged::is_file);
+    // On an error here, `files` is dropped and its temporary files deleted.
+    in_place.into_iter().try_for_each(Staged::commit)?;
+    files.into_iter().try_for_each(Staged::commit)
 }
 
 /// What an output holds: bytes already in memory, or a function that writes them (called
@@ -379,6 +392,12 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
 }
 
 impl Staged<'_> {
+    /// Whether this output is a regular file, put in place by a rename at commit (not a
+    /// stream, device, FIFO or open descriptor, written in place).
+    pub fn is_file(&self) -> bool {
+        matches!(self.kind, StagedKind::Temp(..))
+    }
+
     /// Puts the output in place: renames a regular file's temporary file over its target,
     /// or writes to standard output or error, the device or the descriptor.
     pub fn commit(self) -> Result<(), HarnessError> {
@@ -994,6 +1013,44 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["out.csv"], "no temporary file left behind");
+    }
+
+    #[test]
+    fn a_failing_device_leaves_every_file_as_it_was() {
+        let full = Path::new("/dev/full");
+        if std::fs::OpenOptions::new().write(true).open(full).is_err() {
+            eprintln!("NOTICE: /dev/full is not writable here; skipping");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.csv");
+        let new = dir.path().join("new.json");
+        for device_first in [false, true] {
+            std::fs::write(&out, "old").unwrap();
+            let mut outputs = vec![
+                (out.as_path(), Content::Bytes(b"new")),
+                (new.as_path(), streamed("{}")),
+            ];
+            let device = (full, Content::Bytes(&b"x"[..]));
+            if device_first {
+                outputs.insert(0, device);
+            } else {
+                outputs.push(device);
+            }
+            let e = write_all_atomic_with(outputs).unwrap_err().to_string();
+            assert!(e.contains("/dev/full"), "{e}");
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                b"old",
+                "device first: {device_first}"
+            );
+            assert!(!new.exists());
+            let names: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, ["out.csv"], "no temporary file left behind");
+        }
     }
 
     #[test]
