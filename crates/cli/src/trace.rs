@@ -320,16 +320,16 @@ fn convert(args: &ConvertArgs) -> Result<()> {
     crate::out::check(&[("the log", Some(&path))], &[("--out", Some(&args.out))])?;
     let log = args.input.load(&path)?;
     let mut buf = Vec::new();
-    match args.to {
+    let done = match args.to {
         Target::Jobs => {
             write_jobs_csv(&mut buf, &log.jobs)?;
-            eprintln!(
+            format!(
                 "{}: {} jobs written ({} records, {} skipped)",
                 path.display(),
                 log.jobs.len(),
                 log.report.records,
                 log.report.skipped()
-            );
+            )
         }
         Target::Requests => {
             if !(args.unit_seconds > 0.0 && args.unit_seconds.is_finite()) {
@@ -351,18 +351,23 @@ fn convert(args: &ConvertArgs) -> Result<()> {
                 l_min: args.l_min,
             };
             let rep = write_requests_csv(&mut buf, &log.jobs, &conv)?;
-            eprintln!(
+            format!(
                 "{}: {} requests written; {} lengthened to l_min; {} skipped (longer than the horizon); {} records skipped by the reader",
                 path.display(),
                 rep.written,
                 rep.lengthened_to_l_min,
                 rep.skipped_longer_than_horizon,
                 log.report.skipped()
-            );
+            )
         }
+    };
+    // What was written is said only once it is (the log's warnings in any case, after it).
+    let written = crate::out::write(&args.out, &buf);
+    if written.is_ok() {
+        eprintln!("{done}");
     }
     for w in log.report.warnings() {
         eprintln!("{w}");
     }
-    crate::out::write(&args.out, &buf)
+    written
 }

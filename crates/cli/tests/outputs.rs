@@ -722,3 +722,53 @@ fn a_failing_device_leaves_every_file_untouched() {
         assert!(leftovers(dir.path()).is_empty(), "{args:?}");
     }
 }
+// ---------------------------------------------------------------------------------------------
+// 8. success is reported only after the write
+
+#[test]
+fn trace_convert_reports_success_only_after_writing() {
+    if !writable("/dev/full") {
+        eprintln!("NOTICE: no writable /dev/full; skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let swf = log(dir.path());
+    for to in ["jobs", "requests"] {
+        let o = gridsched(&[
+            "trace",
+            "convert",
+            s(&swf),
+            "--to",
+            to,
+            "--out",
+            "/dev/full",
+        ]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{to}: {err}");
+        assert!(err.contains("/dev/full"), "{to}: {err}");
+        assert!(
+            !err.contains(&format!("{to} written")),
+            "{to}: success reported: {err}"
+        );
+    }
+}
+
+/// A valid run still says what it wrote, after writing it.
+#[test]
+fn trace_convert_reports_what_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = log(dir.path());
+    let out = dir.path().join("jobs.csv");
+    let o = gridsched(&["trace", "convert", s(&swf), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("4 jobs written (4 records, 0 skipped)"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .starts_with("id,submit,")
+    );
+}
