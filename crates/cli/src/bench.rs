@@ -59,17 +59,20 @@ pub fn report(args: BenchReportArgs) -> Result<()> {
         .iter()
         .map(|(s, rows)| format!("`{s}` ({rows} rows)"))
         .collect();
-    println!(
-        "wrote {} of {} from {} benchmarks, and {} plots in {}",
-        if sections.is_empty() {
-            "no section".to_string()
-        } else {
-            format!("the sections {}", sections.join(", "))
-        },
-        paths.out.display(),
-        summary.benchmarks,
-        summary.figures.len(),
-        paths.figures_dir.display()
-    );
-    Ok(())
+    // With the document itself on standard output (`--out -`), the note goes to standard error.
+    crate::out::say(
+        crate::out::data_on_stdout([paths.out.as_path()]),
+        &format!(
+            "wrote {} of {} from {} benchmarks, and {} plots in {}\n",
+            if sections.is_empty() {
+                "no section".to_string()
+            } else {
+                format!("the sections {}", sections.join(", "))
+            },
+            paths.out.display(),
+            summary.benchmarks,
+            summary.figures.len(),
+            paths.figures_dir.display()
+        ),
+    )
 }

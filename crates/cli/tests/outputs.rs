@@ -772,3 +772,94 @@ fn trace_convert_reports_what_it_wrote() {
             .starts_with("id,submit,")
     );
 }
+// ---------------------------------------------------------------------------------------------
+// 5. `report` and `bench-report`: no panic on standard output, their note off it
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `report` and `bench-report` with their note going to `stdout`.
+fn reports(dir: &Path) -> Vec<Command> {
+    let root = dir.join("root");
+    std::fs::create_dir_all(root.join("data")).unwrap();
+    let criterion = dir.join("criterion");
+    std::fs::create_dir_all(&criterion).unwrap();
+    let mut report = Command::new(BIN);
+    report.args(["report", "--root", s(&root), "--out", s(&dir.join("R.md"))]);
+    let mut bench = Command::new(BIN);
+    bench.args([
+        "bench-report",
+        "--root",
+        s(&repo_root()),
+        "--criterion-dir",
+        s(&criterion),
+        "--figures",
+        s(&dir.join("figures")),
+        "--out",
+        s(&dir.join("B.md")),
+    ]);
+    vec![report, bench]
+}
+
+#[test]
+fn reports_on_a_full_device_fail_and_on_a_closed_pipe_end_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    if writable("/dev/full") {
+        for mut cmd in reports(dir.path()) {
+            let o = cmd
+                .stdout(
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open("/dev/full")
+                        .unwrap(),
+                )
+                .stderr(Stdio::piped())
+                .output()
+                .unwrap();
+            let err = text(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{cmd:?}: {err}");
+            assert!(!err.contains("panicked"), "{cmd:?}: {err}");
+            assert!(err.contains("standard output"), "{cmd:?}: {err}");
+        }
+    }
+    for mut cmd in reports(dir.path()) {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        let err = text(&o.stderr);
+        assert!(o.status.success(), "{cmd:?}: {err}");
+        assert!(!err.contains("panicked"), "{cmd:?}: {err}");
+    }
+}
+
+/// `--out -`: the document alone on standard output, the note on standard error.
+#[test]
+fn reports_to_standard_output_keep_their_note_off_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for cmd in reports(dir.path()) {
+        let mut args: Vec<String> = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        *args.last_mut().unwrap() = "-".into();
+        let o = Command::new(BIN)
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        let (out, err) = (text(&o.stdout), text(&o.stderr));
+        assert!(o.status.success(), "{args:?}: {err}");
+        assert!(out.starts_with("# "), "{args:?}: {out}");
+        assert!(
+            !out.contains("wrote "),
+            "{args:?}: the note is on stdout: {out}"
+        );
+        assert!(!dir.path().join("-").exists(), "{args:?}");
+        assert!(err.contains("wrote "), "{args:?}: {err}");
+    }
+}
