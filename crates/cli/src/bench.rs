@@ -16,7 +16,7 @@ pub struct BenchReportArgs {
     /// Document whose marked sections (`<!-- <section>:begin -->` ... `<!-- <section>:end -->`,
     /// one per section the report files name) are regenerated; a section without results in
     /// the criterion directory is left as it is (default: docs/benchmarks.md; created if
-    /// missing).
+    /// missing; `-` for standard output, which, like a device or FIFO, gets a new document).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Where the SVG plots go (default: figures/bench).

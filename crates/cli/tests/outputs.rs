@@ -863,3 +863,90 @@ fn reports_to_standard_output_keep_their_note_off_it() {
         assert!(err.contains("wrote "), "{args:?}: {err}");
     }
 }
+// ---------------------------------------------------------------------------------------------
+// 6. `bench-report` does not read a device
+
+/// Runs `cmd` with standard output and error in files; `None` (after killing it) if it has
+/// not ended within `secs` seconds.
+fn run_for(
+    cmd: &mut Command,
+    dir: &Path,
+    secs: u64,
+) -> Option<(std::process::ExitStatus, String, String)> {
+    let (out, err) = (dir.join(".stdout"), dir.join(".stderr"));
+    let mut child = cmd
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let read = |p: &Path| text(&std::fs::read(p).unwrap());
+            return Some((status, read(&out), read(&err)));
+        }
+        if start.elapsed() > std::time::Duration::from_secs(secs) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// `bench-report --out /dev/full` used to read the device to splice its sections into it,
+/// forever. Run under a memory limit, so that a regression fails instead of eating the machine.
+#[test]
+fn bench_report_does_not_read_a_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let criterion = dir.path().join("criterion");
+    std::fs::create_dir_all(&criterion).unwrap();
+    for (device, ok) in [("/dev/full", false), ("/dev/null", true)] {
+        if !writable(device) {
+            continue;
+        }
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg("ulimit -v 4000000 2>/dev/null; exec \"$@\"")
+            .arg("sh")
+            .args([BIN, "bench-report", "--root", s(&repo_root())])
+            .args(["--criterion-dir", s(&criterion)])
+            .args(["--figures", s(&dir.path().join("figures")), "--out", device]);
+        let (status, _, err) =
+            run_for(&mut cmd, dir.path(), 60).unwrap_or_else(|| panic!("{device}: still running"));
+        assert_eq!(status.success(), ok, "{device}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("memory"),
+            "{device}: {err}"
+        );
+        if !ok {
+            assert_eq!(status.code(), Some(1), "{device}: {err}");
+            assert!(err.contains(device), "{device}: {err}");
+        }
+    }
+}
+
+/// `bench-report --out -` starts from an empty document: a file named `-` in the current
+/// directory is neither read (its markers would be an error) nor written.
+#[test]
+fn bench_report_to_standard_output_reads_no_file_named_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    let criterion = dir.path().join("criterion");
+    std::fs::create_dir_all(&criterion).unwrap();
+    let junk = "<!-- bench:end -->\nnot a document\n";
+    std::fs::write(dir.path().join("-"), junk).unwrap();
+    let o = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["bench-report", "--root", s(&repo_root())])
+        .args(["--criterion-dir", s(&criterion), "--figures", "figures"])
+        .args(["--out", "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).starts_with("# Benchmarks\n"),
+        "{}",
+        text(&o.stdout)
+    );
+    assert_eq!(std::fs::read_to_string(dir.path().join("-")).unwrap(), junk);
+}

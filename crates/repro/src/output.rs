@@ -35,6 +35,16 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == STDOUT || matches!(descriptor(path), Some(Descriptor::Stdout))
 }
 
+/// Whether [`write_atomic`] writes `path` in place rather than replacing a regular file:
+/// standard output (`-`, `/dev/stdout`), another open descriptor, a device, FIFO or socket.
+/// Such an output holds nothing to read back and update (reading `/dev/full` never ends, a
+/// FIFO waits for a writer).
+pub fn is_written_in_place(path: &Path) -> bool {
+    path.as_os_str() == STDOUT
+        || descriptor(path).is_some()
+        || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
 /// An already-open file descriptor that a path names.
 #[derive(Debug)]
 enum Descriptor {
