@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gridsched_workload::swf::{
     DATA_ENV, Distribution, RequestConversion, SwfLoadOptions, SwfLog, TRACES, TraceSummary,
-    data_dir, ecdf, file_sha256, load_swf, trace_path, write_jobs_csv, write_requests_csv,
+    data_dir, ecdf, load_swf, load_swf_with_sha256, trace_path, write_jobs_csv, write_requests_csv,
 };
 
 #[derive(Debug, Subcommand)]
@@ -155,11 +155,10 @@ fn count(d: &Option<Distribution>) -> String {
     }
 }
 
-/// The text `trace info` prints.
-pub fn info_text(path: &Path, log: &SwfLog, processors: Option<u32>) -> Result<String> {
+/// The text `trace info` prints, for the log read from `path` whose bytes hash to `sha`.
+pub fn info_text(path: &Path, sha: &str, log: &SwfLog, processors: Option<u32>) -> Result<String> {
     let h = &log.header;
     let mut s = String::new();
-    let sha = file_sha256(path).with_context(|| path.display().to_string())?;
     writeln!(s, "file:          {}", path.display())?;
     writeln!(s, "sha256:        {sha}")?;
     for (k, v) in [
@@ -311,8 +310,14 @@ pub fn info_text(path: &Path, log: &SwfLog, processors: Option<u32>) -> Result<S
 
 fn info(args: &InfoArgs) -> Result<()> {
     let path = args.input.path()?;
-    let log = args.input.load(&path)?;
-    crate::out::say(false, &info_text(&path, &log, args.processors)?)
+    // One read for the log and its hash: a FIFO or a pipe on /dev/stdin cannot be reopened.
+    let (log, sha) = load_swf_with_sha256(
+        &path,
+        SwfLoadOptions {
+            limit: args.input.limit,
+        },
+    )?;
+    crate::out::say(false, &info_text(&path, &sha, &log, args.processors)?)
 }
 
 fn convert(args: &ConvertArgs) -> Result<()> {
