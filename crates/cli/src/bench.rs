@@ -16,7 +16,7 @@ pub struct BenchReportArgs {
     /// Document whose marked sections (`<!-- <section>:begin -->` ... `<!-- <section>:end -->`,
     /// one per section the report files name) are regenerated; a section without results in
     /// the criterion directory is left as it is (default: docs/benchmarks.md; created if
-    /// missing).
+    /// missing; `-` for standard output, which, like a device or FIFO, gets a new document).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Where the SVG plots go (default: figures/bench).
@@ -59,17 +59,20 @@ pub fn report(args: BenchReportArgs) -> Result<()> {
         .iter()
         .map(|(s, rows)| format!("`{s}` ({rows} rows)"))
         .collect();
-    println!(
-        "wrote {} of {} from {} benchmarks, and {} plots in {}",
-        if sections.is_empty() {
-            "no section".to_string()
-        } else {
-            format!("the sections {}", sections.join(", "))
-        },
-        paths.out.display(),
-        summary.benchmarks,
-        summary.figures.len(),
-        paths.figures_dir.display()
-    );
-    Ok(())
+    // With the document itself on standard output (`--out -`), the note goes to standard error.
+    crate::out::say(
+        crate::out::data_on_stdout([paths.out.as_path()]),
+        &format!(
+            "wrote {} of {} from {} benchmarks, and {} plots in {}\n",
+            if sections.is_empty() {
+                "no section".to_string()
+            } else {
+                format!("the sections {}", sections.join(", "))
+            },
+            paths.out.display(),
+            summary.benchmarks,
+            summary.figures.len(),
+            paths.figures_dir.display()
+        ),
+    )
 }

@@ -151,6 +151,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
         bail!("--ar-fraction must be in [0, 1], got {}", args.ar_fraction);
     }
     let path = crate::trace::log_path(&args.trace, args.data_dir.as_deref())?;
+    crate::out::check(&[("--trace", Some(&path))], &[("--out", Some(&args.out))])?;
     let log = load_swf(&path, SwfLoadOptions { limit: args.limit })?;
     for w in log.report.warnings() {
         eprintln!("{}: {w}", path.display());

@@ -176,20 +176,29 @@ pub fn run_command(args: GridArgs) -> Result<()> {
 }
 
 fn run_grid(a: RunArgs) -> Result<()> {
-    let outputs = [
-        Some(("--out", a.out.as_path())),
-        a.summary_json.as_deref().map(|p| ("--summary-json", p)),
-    ];
-    gridsched_repro::output::check_one_stdout(outputs.into_iter().flatten())?;
+    let trace = a
+        .trace
+        .as_deref()
+        .map(|name| trace_path(&data_dir(a.data_dir.as_deref()), name));
+    out::check(
+        &[
+            ("--machines", Some(&a.machines)),
+            ("--jobs", a.jobs.as_deref()),
+            ("--trace", trace.as_deref()),
+        ],
+        &[
+            ("--out", Some(&a.out)),
+            ("--summary-json", a.summary_json.as_deref()),
+        ],
+    )?;
     if a.reference_speed == 0 {
         bail!("--reference-speed must be positive");
     }
     let rows = read_machines(&a.machines)?;
     let widest = rows.iter().map(|r| r.machine.cpus).max().unwrap_or(0);
-    let jobs = match (&a.jobs, &a.trace) {
+    let jobs = match (&a.jobs, trace) {
         (Some(path), _) => read_jobs(path, widest)?,
-        (None, Some(name)) => {
-            let path = trace_path(&data_dir(a.data_dir.as_deref()), name);
+        (None, Some(path)) => {
             let log = load_swf(&path, SwfLoadOptions { limit: a.limit })?;
             let tj = trace_jobs(&log, widest);
             if tj.too_wide > 0 {

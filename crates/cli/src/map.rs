@@ -233,6 +233,10 @@ fn map(a: RunArgs) -> Result<()> {
     let h = heuristic(&a)?;
     let given = a.etc.clone().unwrap_or_default();
     let path = locate(&given, a.data_dir.as_deref())?;
+    crate::out::check(
+        &[("--etc", Some(&path))],
+        &[("--schedule", a.schedule.as_deref())],
+    )?;
     let format = a.format.map_or_else(|| Format::guess(&path), Format::from);
     let shape = match (a.tasks, a.machines) {
         (Some(t), Some(m)) => Some((t, m)),

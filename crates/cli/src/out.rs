@@ -9,13 +9,32 @@ use std::path::Path;
 use anyhow::{Context, Result};
 pub use gridsched_repro::output::Content;
 
+/// Refuses, before the command does any work, outputs that would destroy one of its inputs
+/// or each other: an output that is the same file as an input (`trace convert kth.swf --out
+/// kth.swf`), two outputs naming one file, or two on standard output. Standard output,
+/// devices and FIFOs are exempt from the file checks (`/dev/null` may be given twice).
+/// Each path comes with the name the error gives it (`--out`); `None`s are skipped.
+pub fn check<'a>(
+    inputs: &[(&'a str, Option<&'a Path>)],
+    outputs: &[(&'a str, Option<&'a Path>)],
+) -> Result<()> {
+    let given = |list: &[(&'a str, Option<&'a Path>)]| {
+        list.iter()
+            .filter_map(|&(name, p)| p.map(|p| (name, p)))
+            .collect::<Vec<_>>()
+    };
+    gridsched_repro::output::check_paths(given(inputs), given(outputs))?;
+    Ok(())
+}
+
 /// Writes a per-row output file (`-`: standard output).
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     write_all(&[(path, bytes)])
 }
 
 /// Writes a command's outputs all or nothing: if one cannot be written (a missing directory
-/// that cannot be created, a read-only one), none is.
+/// that cannot be created, a read-only one, a full device), no file is replaced. Standard
+/// output and devices are written first; files are renamed into place only after them.
 pub fn write_all(outputs: &[(&Path, &[u8])]) -> Result<()> {
     write_all_with(
         outputs
@@ -42,16 +61,17 @@ pub fn write_all_with(outputs: Vec<(&Path, Content<'_>)>) -> Result<()> {
     })
 }
 
-/// `standard output` for `-`, else the path.
+/// `standard output` for `-`, else the path as given (`/dev/stdout` stays `/dev/stdout`).
 pub fn display(path: &Path) -> String {
-    if gridsched_repro::output::is_stdout(path) {
+    if path.as_os_str() == gridsched_repro::output::STDOUT {
         "standard output".to_string()
     } else {
         path.display().to_string()
     }
 }
 
-/// Whether any of `paths` is standard output (then reports go to standard error).
+/// Whether any of `paths` is standard output, as `-` or as a path to the open descriptor
+/// (`/dev/stdout`, whatever it was redirected to): then reports go to standard error.
 pub fn data_on_stdout<'a>(paths: impl IntoIterator<Item = &'a Path>) -> bool {
     paths.into_iter().any(gridsched_repro::output::is_stdout)
 }

@@ -149,13 +149,9 @@ fn row(csv: &mut String, at: Time, start: Time, q: Option<&Quote>, chosen: bool)
 
 pub fn run(a: PriceArgs) -> Result<()> {
     check_request(&a)?;
-    let (jobs, capacity, path) = load_site(
-        &a.trace,
-        a.site_procs,
-        "--site-procs",
-        a.limit,
-        a.data_dir.as_deref(),
-    )?;
+    let log = crate::trace::log_path(&a.trace, a.data_dir.as_deref())?;
+    out::check(&[("--trace", Some(&log))], &[("--out", Some(&a.out))])?;
+    let (jobs, capacity, path) = load_site(&log, a.site_procs, "--site-procs", a.limit)?;
     if a.procs > capacity {
         bail!(
             "--procs {}: the site has only {capacity} processors ({path})",

@@ -187,17 +187,16 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
     Ok(total)
 }
 
-/// The site's log loaded as jobs, its processor count, and the path read. `procs_flag` names
-/// the option that sets the processor count in messages.
+/// The site's log (a file [`crate::trace::log_path`] found) loaded as jobs, its processor
+/// count, and the path read. `procs_flag` names the option that sets the processor count in
+/// messages.
 pub(crate) fn load_site(
-    trace: &str,
+    path: &Path,
     procs: Option<u32>,
     procs_flag: &str,
     limit: Option<usize>,
-    data: Option<&Path>,
 ) -> Result<(Vec<gridsched_batch::Job>, u32, String)> {
-    let path = crate::trace::log_path(trace, data)?;
-    let log = load_swf(&path, SwfLoadOptions { limit })?;
+    let log = load_swf(path, SwfLoadOptions { limit })?;
     let procs = match procs {
         Some(0) => bail!("{procs_flag} must be positive"),
         Some(p) => p,
@@ -282,13 +281,9 @@ fn last_finish(sim: &Simulator) -> Time {
 }
 
 pub fn slots(a: SlotsArgs) -> Result<()> {
-    let (jobs, procs, path) = load_site(
-        &a.site.trace,
-        a.site.procs,
-        "--procs",
-        a.site.limit,
-        a.site.data_dir.as_deref(),
-    )?;
+    let log = crate::trace::log_path(&a.site.trace, a.site.data_dir.as_deref())?;
+    out::check(&[("--trace", Some(&log))], &[("--out", Some(&a.out))])?;
+    let (jobs, procs, path) = load_site(&log, a.site.procs, "--procs", a.site.limit)?;
     warn_past_end(&jobs, a.at, &path);
     if !(a.horizon_h > 0.0 && a.horizon_h.is_finite()) {
         bail!("--horizon-h must be positive");
@@ -366,37 +361,40 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
     Ok(())
 }
 
+/// The file `--workflow` names, unless it names a generated workflow.
+fn workflow_file(workflow: &str) -> Option<&Path> {
+    match workflow {
+        "cybershake" | "synthetic" => None,
+        path => Some(Path::new(path)),
+    }
+}
+
 /// The workflow, and how many of its tasks are its own: the dummy entry and exit added to a
 /// file's workflow come after them and are left out of the schedule CSV.
 fn load_workflow(a: &ProvisionArgs, widest: u32) -> Result<(Workflow, usize)> {
-    let wf = match a.workflow.as_str() {
-        "cybershake" => CyberShake::default().build()?,
-        "synthetic" => SyntheticWorkflow {
-            tasks: a.tasks,
-            procs_mean: a.procs_mean,
-            max_procs: Some(widest),
-            ..SyntheticWorkflow::default()
-        }
-        .generate(&StreamKey::new(a.seed, "gridsched-provision").stream("workflow"))?,
-        path => {
-            let wf = read_workflow(Path::new(path), &ReadOptions::default())?;
+    let wf = match (a.workflow.as_str(), workflow_file(&a.workflow)) {
+        (_, Some(path)) => {
+            let wf = read_workflow(path, &ReadOptions::default())?;
             if wf.is_empty() {
                 bail!("{}: no tasks", wf.source());
             }
             let own = wf.len();
             return Ok((wf.with_entry_exit(true)?, own));
         }
+        ("cybershake", None) => CyberShake::default().build()?,
+        _ => SyntheticWorkflow {
+            tasks: a.tasks,
+            procs_mean: a.procs_mean,
+            max_procs: Some(widest),
+            ..SyntheticWorkflow::default()
+        }
+        .generate(&StreamKey::new(a.seed, "gridsched-provision").stream("workflow"))?,
     };
     let own = wf.len();
     Ok((wf, own))
 }
 
 pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
-    let outputs = [
-        Some(("--out", a.out.as_path())),
-        a.slots_out.as_deref().map(|p| ("--slots-out", p)),
-    ];
-    gridsched_repro::output::check_one_stdout(outputs.into_iter().flatten())?;
     if !(0.0..=1.0).contains(&a.alpha) {
         bail!("--alpha must be in [0, 1]");
     }
@@ -419,10 +417,30 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             })
             .collect::<Result<_>>()?,
     };
+    let logs: Vec<PathBuf> = specs
+        .iter()
+        .map(|(name, _)| crate::trace::log_path(name, a.data_dir.as_deref()))
+        .collect::<Result<_>>()?;
+    let log_flag = if a.trace.is_some() {
+        "--trace"
+    } else {
+        "--sites"
+    };
+    let workflow = workflow_file(&a.workflow);
+    let mut inputs: Vec<(&str, Option<&Path>)> =
+        logs.iter().map(|p| (log_flag, Some(p.as_path()))).collect();
+    inputs.push(("--workflow", workflow));
+    out::check(
+        &inputs,
+        &[
+            ("--out", Some(&a.out)),
+            ("--slots-out", a.slots_out.as_deref()),
+        ],
+    )?;
     let mut sites = Vec::new();
     let mut names = Vec::new();
-    for (name, procs) in &specs {
-        let (jobs, p, path) = load_site(name, *procs, "--procs", a.limit, a.data_dir.as_deref())?;
+    for ((name, procs), log) in specs.iter().zip(&logs) {
+        let (jobs, p, path) = load_site(log, *procs, "--procs", a.limit)?;
         warn_past_end(&jobs, a.at, &path);
         let mut sim = simulator(jobs, p, Policy::Conservative, Estimates::Actual)?;
         sim.run_until(a.at);

@@ -88,11 +88,6 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<()> {
-    let outputs = [
-        Some(("--out", args.out.as_path())),
-        args.summary_json.as_deref().map(|p| ("--summary-json", p)),
-    ];
-    gridsched_repro::output::check_one_stdout(outputs.into_iter().flatten())?;
     if args.procs == Some(0) {
         bail!("--procs must be positive");
     }
@@ -100,6 +95,13 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         bail!("--limit must be positive");
     }
     let path = crate::trace::log_path(&args.trace, args.data_dir.as_deref())?;
+    out::check(
+        &[("--trace", Some(&path))],
+        &[
+            ("--out", Some(&args.out)),
+            ("--summary-json", args.summary_json.as_deref()),
+        ],
+    )?;
     let t0 = Instant::now();
     let log = load_swf(&path, SwfLoadOptions { limit: args.limit })?;
     let procs = match args.procs {

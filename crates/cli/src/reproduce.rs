@@ -1,5 +1,6 @@
 //! `list`, `reproduce`, `merge` and `report`.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
@@ -161,16 +162,22 @@ pub fn reproduce(args: ReproduceArgs) -> Result<()> {
     let results = gridsched_repro::reproduce(&experiments, &opts, Some(&project))?;
     let mut totals = Counts::default();
     for (exp, result) in experiments.iter().zip(&results) {
-        print_result(exp, result, &project);
+        print_result(exp, result, &project)?;
         result.claims.iter().for_each(|c| totals.add(c));
     }
     if results.len() > 1 {
-        println!("{} experiments: {}", results.len(), totals.line());
+        crate::out::say(
+            false,
+            &format!("{} experiments: {}\n", results.len(), totals.line()),
+        )?;
     }
     Ok(())
 }
 
-fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
+/// Prints an experiment's result on standard output (through `out::say`: a closed pipe ends
+/// the command quietly, a full device is an error, neither a panic).
+fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) -> Result<()> {
+    let mut s = String::new();
     let rel = |p: &PathBuf| {
         p.strip_prefix(&project.root)
             .unwrap_or(p)
@@ -182,7 +189,8 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
     } else {
         String::new()
     };
-    println!(
+    writeln!(
+        s,
         "{} — {} ({} scale: {} runs x {} jobs per point; {:.1} s{resumed})",
         exp.spec.id,
         exp.spec.title,
@@ -190,12 +198,13 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
         r.size.replications,
         r.size.jobs,
         r.wall_seconds
-    );
+    )?;
     if let Some((k, n)) = r.shard {
-        println!(
+        writeln!(
+            s,
             "  shard {k}/{n}: {} runs; combine the shards with `gridsched merge {}`",
             r.computed, exp.spec.id
-        );
+        )?;
     }
     for (c, claim) in r.claims.iter().zip(&exp.claims) {
         let soft = if c.soft && c.verdict != Verdict::SoftFail {
@@ -208,12 +217,13 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
             ClaimKind::Calibrated => " [calibrated]",
             ClaimKind::Ours => " [our check]",
         };
-        println!(
+        writeln!(
+            s,
             "  {:<9} {}{soft}{kind}: {}",
             c.verdict.as_str(),
             c.id,
             c.summary
-        );
+        )?;
         if matches!(c.verdict, Verdict::Fail | Verdict::SoftFail) {
             let why = c.if_fails.as_deref().unwrap_or("not investigated yet");
             // A reason is investigated on the committed results, the paper-scale ones where
@@ -227,13 +237,13 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
             } else {
                 ""
             };
-            println!("            why{scale_of_reason}: {why}");
+            writeln!(s, "            why{scale_of_reason}: {why}")?;
         }
     }
     if !r.claims.is_empty() {
         let mut counts = Counts::default();
         r.claims.iter().for_each(|c| counts.add(c));
-        println!("  claims: {}", counts.line());
+        writeln!(s, "  claims: {}", counts.line())?;
     }
     // A table entry prints its table (ours beside the document's cells), as written.
     if let Some(md) = r
@@ -246,12 +256,13 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) {
             .lines()
             .skip_while(|l| l.starts_with('#') || l.is_empty())
         {
-            println!("  {line}");
+            writeln!(s, "  {line}")?;
         }
     }
     for f in &r.files {
-        println!("  wrote {}", rel(f));
+        writeln!(s, "  wrote {}", rel(f))?;
     }
+    crate::out::say(false, &s)
 }
 
 #[derive(Debug, Args)]
@@ -278,7 +289,7 @@ pub fn merge(args: MergeArgs) -> Result<()> {
     for exp in experiments {
         match gridsched_repro::reproduce::merge(exp, args.scale, &project)? {
             Some(result) => {
-                print_result(exp, &result, &project);
+                print_result(exp, &result, &project)?;
                 merged += 1;
             }
             None if !args.all => bail!(
@@ -327,7 +338,10 @@ pub fn replot(args: ReplotArgs) -> Result<()> {
         for &scale in &scales {
             for file in gridsched_repro::reproduce::replot(exp, scale, &project)? {
                 let shown = file.strip_prefix(&project.root).unwrap_or(&file);
-                println!("{}: redrew {}", exp.spec.id, shown.display());
+                crate::out::say(
+                    false,
+                    &format!("{}: redrew {}\n", exp.spec.id, shown.display()),
+                )?;
                 drawn += 1;
                 any = true;
             }
@@ -368,6 +382,9 @@ pub fn report(args: ReportArgs) -> Result<()> {
         .out
         .unwrap_or_else(|| project.root.join("REPRODUCTION.md"));
     let summary = repro_report::write_report(&registry, &project, &out)?;
-    println!("wrote {} ({summary})", out.display());
-    Ok(())
+    // With the report itself on standard output (`--out -`), the note goes to standard error.
+    crate::out::say(
+        crate::out::data_on_stdout([out.as_path()]),
+        &format!("wrote {} ({summary})\n", out.display()),
+    )
 }

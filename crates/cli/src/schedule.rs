@@ -122,6 +122,10 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
 }
 
 fn reservation(args: ReservationArgs) -> Result<()> {
+    crate::out::check(
+        &[("--requests", Some(&args.requests))],
+        &[("--out", Some(&args.out))],
+    )?;
     let mut config = SchedulerConfig::new(args.servers, args.strategy);
     config.l_min = args.l_min;
     config.look_ahead = args.horizon;

@@ -135,6 +135,13 @@ fn server_rates(args: &HeteroArgs) -> Result<Vec<f64>> {
 }
 
 pub fn hetero(args: HeteroArgs) -> Result<()> {
+    crate::out::check(
+        &[
+            ("--requests", Some(&args.requests)),
+            ("--rates-file", args.rates_file.as_deref()),
+        ],
+        &[("--out", Some(&args.out))],
+    )?;
     let rates = server_rates(&args)?;
     let algorithm = match args.algorithm {
         AlgorithmArg::Unaware => HeteroAlgorithm::FfHu,

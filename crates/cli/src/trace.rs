@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gridsched_workload::swf::{
     DATA_ENV, Distribution, RequestConversion, SwfLoadOptions, SwfLog, TRACES, TraceSummary,
-    data_dir, ecdf, file_sha256, load_swf, trace_path, write_jobs_csv, write_requests_csv,
+    data_dir, ecdf, load_swf, load_swf_with_sha256, trace_path, write_jobs_csv, write_requests_csv,
 };
 
 #[derive(Debug, Subcommand)]
@@ -61,15 +61,18 @@ pub(crate) fn log_path(trace: &str, data: Option<&std::path::Path>) -> Result<Pa
 }
 
 impl TraceInput {
-    fn load(&self) -> Result<(PathBuf, SwfLog)> {
+    /// The file the log names.
+    fn path(&self) -> Result<PathBuf> {
         let name = self
             .file
             .as_deref()
             .or(self.trace.as_deref())
             .unwrap_or_default();
-        let path = log_path(name, self.data_dir.as_deref())?;
-        let log = load_swf(&path, SwfLoadOptions { limit: self.limit })?;
-        Ok((path, log))
+        log_path(name, self.data_dir.as_deref())
+    }
+
+    fn load(&self, path: &Path) -> Result<SwfLog> {
+        Ok(load_swf(path, SwfLoadOptions { limit: self.limit })?)
     }
 }
 
@@ -152,11 +155,10 @@ fn count(d: &Option<Distribution>) -> String {
     }
 }
 
-/// The text `trace info` prints.
-pub fn info_text(path: &Path, log: &SwfLog, processors: Option<u32>) -> Result<String> {
+/// The text `trace info` prints, for the log read from `path` whose bytes hash to `sha`.
+pub fn info_text(path: &Path, sha: &str, log: &SwfLog, processors: Option<u32>) -> Result<String> {
     let h = &log.header;
     let mut s = String::new();
-    let sha = file_sha256(path).with_context(|| path.display().to_string())?;
     writeln!(s, "file:          {}", path.display())?;
     writeln!(s, "sha256:        {sha}")?;
     for (k, v) in [
@@ -307,23 +309,32 @@ pub fn info_text(path: &Path, log: &SwfLog, processors: Option<u32>) -> Result<S
 }
 
 fn info(args: &InfoArgs) -> Result<()> {
-    let (path, log) = args.input.load()?;
-    crate::out::say(false, &info_text(&path, &log, args.processors)?)
+    let path = args.input.path()?;
+    // One read for the log and its hash: a FIFO or a pipe on /dev/stdin cannot be reopened.
+    let (log, sha) = load_swf_with_sha256(
+        &path,
+        SwfLoadOptions {
+            limit: args.input.limit,
+        },
+    )?;
+    crate::out::say(false, &info_text(&path, &sha, &log, args.processors)?)
 }
 
 fn convert(args: &ConvertArgs) -> Result<()> {
-    let (path, log) = args.input.load()?;
+    let path = args.input.path()?;
+    crate::out::check(&[("the log", Some(&path))], &[("--out", Some(&args.out))])?;
+    let log = args.input.load(&path)?;
     let mut buf = Vec::new();
-    match args.to {
+    let done = match args.to {
         Target::Jobs => {
             write_jobs_csv(&mut buf, &log.jobs)?;
-            eprintln!(
+            format!(
                 "{}: {} jobs written ({} records, {} skipped)",
                 path.display(),
                 log.jobs.len(),
                 log.report.records,
                 log.report.skipped()
-            );
+            )
         }
         Target::Requests => {
             if !(args.unit_seconds > 0.0 && args.unit_seconds.is_finite()) {
@@ -345,18 +356,23 @@ fn convert(args: &ConvertArgs) -> Result<()> {
                 l_min: args.l_min,
             };
             let rep = write_requests_csv(&mut buf, &log.jobs, &conv)?;
-            eprintln!(
+            format!(
                 "{}: {} requests written; {} lengthened to l_min; {} skipped (longer than the horizon); {} records skipped by the reader",
                 path.display(),
                 rep.written,
                 rep.lengthened_to_l_min,
                 rep.skipped_longer_than_horizon,
                 log.report.skipped()
-            );
+            )
         }
+    };
+    // What was written is said only once it is (the log's warnings in any case, after it).
+    let written = crate::out::write(&args.out, &buf);
+    if written.is_ok() {
+        eprintln!("{done}");
     }
     for w in log.report.warnings() {
         eprintln!("{w}");
     }
-    crate::out::write(&args.out, &buf)
+    written
 }

@@ -27,9 +27,122 @@ pub const RUNS_HEADER: [&str; 8] = [
 /// The path that means standard output for a per-row output (`--out -`).
 pub const STDOUT: &str = "-";
 
-/// Whether `path` names standard output (`-`).
+/// Whether `path` names standard output: `-`, or a path to this process's standard output
+/// as an open file descriptor (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, a link to one
+/// of them, or another descriptor's path open on the same file, as `/dev/fd/3` after `3>&1`).
+/// Such a path is written to the stream like `-`, whatever file the stream was redirected to.
 pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == STDOUT || matches!(descriptor(path), Some(Descriptor::Stdout))
+}
+
+/// Whether [`write_atomic`] writes `path` in place rather than replacing a regular file:
+/// standard output (`-`, `/dev/stdout`), another open descriptor, a device, FIFO or socket.
+/// Such an output holds nothing to read back and update (reading `/dev/full` never ends, a
+/// FIFO waits for a writer).
+pub fn is_written_in_place(path: &Path) -> bool {
     path.as_os_str() == STDOUT
+        || descriptor(path).is_some()
+        || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// An already-open file descriptor that a path names.
+#[derive(Debug)]
+enum Descriptor {
+    /// Standard output (descriptor 1, or one open on the same file).
+    Stdout,
+    /// Standard error (descriptor 2, or one open on the same file).
+    Stderr,
+    /// Another descriptor, by the path of its entry in the descriptor directory.
+    Other(PathBuf),
+}
+
+/// Which open descriptor `path` names, if any: the path, or a symbolic link it leads to, is an
+/// entry of a descriptor directory (`/proc/<pid>/fd`, `/proc/<pid>/task/<tid>/fd`, `/dev/fd`;
+/// `/dev/stdout` is a link to `/proc/self/fd/1`). Such an entry is a "magic" link: opening it
+/// reaches the open file itself, which may be a pipe, or a regular file that a rename through
+/// the link's text would replace under the shell that opened it (`>> app.log`).
+#[cfg(unix)]
+fn descriptor(path: &Path) -> Option<Descriptor> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let (link, own) = descriptor_link(path)?;
+    match own {
+        Some(1) => return Some(Descriptor::Stdout),
+        Some(2) => return Some(Descriptor::Stderr),
+        _ => {}
+    }
+    // Another descriptor open on the file of standard output or error (`3>&1`) is that stream.
+    let identity = |m: std::fs::Metadata| (m.dev(), m.ino());
+    let stream = |fd: std::os::fd::BorrowedFd<'_>| {
+        let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+        file.metadata().ok().map(identity)
+    };
+    let target = std::fs::metadata(&link).ok().map(identity);
+    if target.is_some() && target == stream(std::io::stdout().as_fd()) {
+        Some(Descriptor::Stdout)
+    } else if target.is_some() && target == stream(std::io::stderr().as_fd()) {
+        Some(Descriptor::Stderr)
+    } else {
+        Some(Descriptor::Other(link))
+    }
+}
+
+#[cfg(not(unix))]
+fn descriptor(_path: &Path) -> Option<Descriptor> {
+    None
+}
+
+/// Follows `path` through symbolic links until an entry of a descriptor directory: that entry
+/// and, when the descriptor is this process's own, its number.
+#[cfg(unix)]
+fn descriptor_link(path: &Path) -> Option<(PathBuf, Option<u32>)> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        if let Some(own) = descriptor_entry(&current) {
+            return Some((current, own));
+        }
+        if !std::fs::symlink_metadata(&current)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
+            return None;
+        }
+        let target = std::fs::read_link(&current).ok()?;
+        current = match current.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    None
+}
+
+/// Whether `path` is `<descriptor directory>/<n>`: `Some(Some(n))` for a descriptor of this
+/// process, `Some(None)` for another process's.
+#[cfg(unix)]
+fn descriptor_entry(path: &Path) -> Option<Option<u32>> {
+    let name = path.file_name()?.to_str()?;
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u32 = name.parse().ok()?;
+    let parent = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = std::fs::canonicalize(parent).ok()?;
+    let parts: Vec<String> = dir
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+    let me = std::process::id().to_string();
+    let own = match parts.as_slice() {
+        ["/", "proc", pid, "fd"] | ["/", "proc", pid, "task", _, "fd"] => *pid == me,
+        ["/", "dev", "fd"] => true,
+        _ => return None,
+    };
+    Some(own.then_some(n))
 }
 
 /// How many symbolic links [`resolve_links`] follows before it calls the chain a loop (the
@@ -60,7 +173,12 @@ pub fn resolve_links(path: &Path) -> std::io::Result<std::path::PathBuf> {
 
 /// Writes an output file wherever it points, the one way every command and the harness write:
 ///
-/// - `-`: standard output;
+/// - `-`, or a path that names standard output as an open descriptor (`/dev/stdout`,
+///   `/dev/fd/1`, `/proc/self/fd/1`; see [`is_stdout`]): standard output, written to the
+///   stream itself, so `--out /dev/stdout >> app.log` appends to app.log and never replaces it;
+///   `/dev/stderr` (and the like) likewise goes to standard error;
+/// - a path to another open descriptor (`/dev/fd/3`): opened through that path in append mode
+///   and written in place, never replaced;
 /// - a symbolic link is followed to the file it names (the link stays a link);
 /// - a regular file, or a path that does not exist yet: through a temporary file in the same
 ///   directory and a rename, so a reader (or an interrupted run) never sees a half-written file.
@@ -73,10 +191,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
     stage(path, bytes)?.commit()
 }
 
-/// Writes several outputs all or nothing, as far as the file system allows: every regular
-/// file is first written to a temporary file beside its target, and only when all of them
-/// (and every check on standard output, devices and directories) succeeded are they renamed
-/// into place and the other outputs written. A failure before that leaves no output written.
+/// Writes several outputs all or nothing, as far as the file system allows:
+///
+/// 1. every target is checked and every regular file's content is written to a temporary
+///    file beside it (the other outputs' content is assembled in memory);
+/// 2. standard output, standard error, devices, FIFOs and open descriptors are written, in
+///    the order given: they cannot be written aside and renamed, nor taken back;
+/// 3. only when all of them succeeded are the temporary files renamed over their targets.
+///
+/// A failure in step 1 or 2 (a directory that cannot be created, `/dev/full`, a closed pipe)
+/// leaves every regular file as it was, and no temporary file behind; a failure in step 2
+/// may leave the streams and devices before it written. Only a rename failing in step 3 (a
+/// target replaced by a directory meanwhile) can leave some files replaced and others not.
 pub fn write_all_atomic(outputs: &[(&Path, &[u8])]) -> Result<(), HarnessError> {
     write_all_atomic_with(
         outputs
@@ -88,12 +214,17 @@ pub fn write_all_atomic(outputs: &[(&Path, &[u8])]) -> Result<(), HarnessError> 
 
 /// [`write_all_atomic`] for outputs given as [`Content`]: one whose content is a writer
 /// function streams into its temporary file instead of being assembled in memory first.
+/// Streams and devices are written before any regular file is renamed into place, and the
+/// renames happen only if they all succeeded (see [`write_all_atomic`]).
 pub fn write_all_atomic_with(outputs: Vec<(&Path, Content<'_>)>) -> Result<(), HarnessError> {
     let staged = outputs
         .into_iter()
         .map(|(path, content)| stage_content(path, content))
         .collect::<Result<Vec<_>, _>>()?;
-    staged.into_iter().try_for_each(Staged::commit)
+    let (files, in_place): (Vec<_>, Vec<_>) = staged.into_iter().partition(Staged::is_file);
+    // On an error here, `files` is dropped and its temporary files deleted.
+    in_place.into_iter().try_for_each(Staged::commit)?;
+    files.into_iter().try_for_each(Staged::commit)
 }
 
 /// What an output holds: bytes already in memory, or a function that writes them (called
@@ -127,8 +258,14 @@ pub struct Staged<'a> {
 #[derive(Debug)]
 enum StagedKind<'a> {
     Stdout(Cow<'a, [u8]>),
-    /// A device, FIFO or socket, written in place at commit.
-    Direct(PathBuf, Cow<'a, [u8]>),
+    Stderr(Cow<'a, [u8]>),
+    /// A device, FIFO or socket, written in place at commit; `append` for another process
+    /// descriptor's path (`/dev/fd/3`), whose file may already hold what was written to it.
+    Direct {
+        target: PathBuf,
+        append: bool,
+        bytes: Cow<'a, [u8]>,
+    },
     /// A regular file's content, already written and synced to a temporary file.
     Temp(tempfile::NamedTempFile, PathBuf),
 }
@@ -151,23 +288,53 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
             }
         }
     };
-    if is_stdout(path) {
+    if path.as_os_str() == STDOUT {
         return Ok(Staged {
             path,
             kind: StagedKind::Stdout(in_memory(content)?),
         });
     }
-    // The kernel's own lookup first: `/dev/stdout` is a link to `/proc/self/fd/1`, a "magic"
-    // link whose text (`pipe:[…]`, `socket:[…]`) names no path, so following links by hand
-    // would invent a file of that name. Whatever the lookup reaches that is neither a regular
-    // file nor a directory is written in place through the path as given.
+    // A path to an open descriptor (`/dev/stdout` is a link to `/proc/self/fd/1`) before
+    // anything else: the link's text names a pipe (`pipe:[…]`) or the file the shell opened,
+    // and following it by hand would invent a file of that name or replace the shell's file.
+    match descriptor(path) {
+        Some(Descriptor::Stdout) => {
+            return Ok(Staged {
+                path,
+                kind: StagedKind::Stdout(in_memory(content)?),
+            });
+        }
+        Some(Descriptor::Stderr) => {
+            return Ok(Staged {
+                path,
+                kind: StagedKind::Stderr(in_memory(content)?),
+            });
+        }
+        Some(Descriptor::Other(link)) => {
+            return Ok(Staged {
+                path,
+                kind: StagedKind::Direct {
+                    target: link,
+                    append: true,
+                    bytes: in_memory(content)?,
+                },
+            });
+        }
+        None => {}
+    }
+    // The kernel's own lookup next: whatever it reaches that is neither a regular file nor a
+    // directory is written in place through the path as given.
     if let Ok(m) = std::fs::metadata(path)
         && !m.is_file()
         && !m.is_dir()
     {
         return Ok(Staged {
             path,
-            kind: StagedKind::Direct(path.to_path_buf(), in_memory(content)?),
+            kind: StagedKind::Direct {
+                target: path.to_path_buf(),
+                append: false,
+                bytes: in_memory(content)?,
+            },
         });
     }
     let target = resolve_links(path).map_err(|e| HarnessError::io(path, e))?;
@@ -187,7 +354,11 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
             // A device, FIFO or socket: renaming over it would replace the node itself.
             return Ok(Staged {
                 path,
-                kind: StagedKind::Direct(target, in_memory(content)?),
+                kind: StagedKind::Direct {
+                    target,
+                    append: false,
+                    bytes: in_memory(content)?,
+                },
             });
         }
     }
@@ -231,20 +402,45 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
 }
 
 impl Staged<'_> {
+    /// Whether this output is a regular file, put in place by a rename at commit (not a
+    /// stream, device, FIFO or open descriptor, written in place).
+    pub fn is_file(&self) -> bool {
+        matches!(self.kind, StagedKind::Temp(..))
+    }
+
     /// Puts the output in place: renames a regular file's temporary file over its target,
-    /// or writes to standard output or the device.
+    /// or writes to standard output or error, the device or the descriptor.
     pub fn commit(self) -> Result<(), HarnessError> {
         let path = self.path;
+        // Standard output as named: `standard output` for `-`, else the path given.
+        let stream = |name: &str| {
+            if path.as_os_str() == STDOUT {
+                name.to_string()
+            } else {
+                path.display().to_string()
+            }
+        };
         match self.kind {
             StagedKind::Stdout(bytes) => {
                 let mut out = std::io::stdout().lock();
                 out.write_all(&bytes)
                     .and_then(|()| out.flush())
-                    .map_err(|e| HarnessError::io(Path::new("standard output"), e))
+                    .map_err(|e| HarnessError::io(Path::new(&stream("standard output")), e))
             }
-            StagedKind::Direct(target, bytes) => {
+            StagedKind::Stderr(bytes) => {
+                let mut err = std::io::stderr().lock();
+                err.write_all(&bytes)
+                    .and_then(|()| err.flush())
+                    .map_err(|e| HarnessError::io(path, e))
+            }
+            StagedKind::Direct {
+                target,
+                append,
+                bytes,
+            } => {
                 let mut f = std::fs::OpenOptions::new()
-                    .write(true)
+                    .write(!append)
+                    .append(append)
                     .open(&target)
                     .map_err(|e| HarnessError::io(path, e))?;
                 f.write_all(&bytes).map_err(|e| HarnessError::io(path, e))
@@ -274,6 +470,107 @@ pub fn check_one_stdout<'a>(
         )));
     }
     Ok(())
+}
+
+/// Refuses, before any work is done, outputs that would destroy an input or each other:
+///
+/// - two outputs on standard output (as [`check_one_stdout`]);
+/// - two outputs that name one file: the same path, or two paths (relative and absolute, a
+///   symbolic link and its target, two hard links) to one regular file or to one file yet to
+///   be created: one would silently replace the other;
+/// - an output that is the same regular file as an input (`trace convert kth.swf --out
+///   kth.swf`): writing it would replace the input.
+///
+/// Standard output, devices, FIFOs and open descriptors (`/dev/null`, `/dev/stdin`) are
+/// written or read in place, never replaced, and may be given more than once. Each output
+/// and input comes with the name the error gives it (its option, as `--out`).
+pub fn check_paths<'a>(
+    inputs: impl IntoIterator<Item = (&'a str, &'a Path)>,
+    outputs: impl IntoIterator<Item = (&'a str, &'a Path)>,
+) -> Result<(), HarnessError> {
+    let outputs: Vec<(&str, &Path)> = outputs.into_iter().collect();
+    check_one_stdout(outputs.iter().copied())?;
+    let keys: Vec<Option<FileKey>> = outputs.iter().map(|(_, p)| output_key(p)).collect();
+    for (i, ((a, pa), ka)) in outputs.iter().zip(&keys).enumerate() {
+        for ((b, pb), kb) in outputs.iter().zip(&keys).skip(i + 1) {
+            if ka.is_some() && ka == kb {
+                let files = if pa == pb {
+                    pa.display().to_string()
+                } else {
+                    format!("one file ({} and {})", pa.display(), pb.display())
+                };
+                return Err(HarnessError::Usage(format!(
+                    "{a} and {b} both name {files}: one would overwrite the other; give each its own file"
+                )));
+            }
+        }
+    }
+    for (input, path) in inputs {
+        let Some(key) = input_key(path) else {
+            continue;
+        };
+        if let Some(((name, out), _)) = outputs
+            .iter()
+            .zip(&keys)
+            .find(|(_, k)| k.as_ref() == Some(&key))
+        {
+            return Err(HarnessError::Usage(format!(
+                "{name} {}: the same file as the input {} ({input}); writing it would destroy the input, give {name} another file",
+                out.display(),
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// What makes two paths one file: an existing regular file's device and inode, or where a
+/// file yet to be created will be (its directory's canonical path and its name).
+#[derive(Debug, PartialEq, Eq)]
+enum FileKey {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+#[cfg(unix)]
+fn inode_key(m: &std::fs::Metadata, _path: &Path) -> Option<FileKey> {
+    use std::os::unix::fs::MetadataExt;
+    Some(FileKey::Inode(m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode_key(_m: &std::fs::Metadata, path: &Path) -> Option<FileKey> {
+    std::fs::canonicalize(path).ok().map(FileKey::Path)
+}
+
+/// An input's key: only a regular file can be destroyed by an output.
+fn input_key(path: &Path) -> Option<FileKey> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => inode_key(&m, path),
+        _ => None,
+    }
+}
+
+/// An output's key, `None` for what is written in place (standard output, devices, FIFOs,
+/// open descriptors) or refused by the writer (a directory).
+fn output_key(path: &Path) -> Option<FileKey> {
+    if path.as_os_str() == STDOUT || descriptor(path).is_some() {
+        return None;
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => inode_key(&m, path),
+        Ok(_) => None,
+        Err(_) => {
+            // Not there yet: where the writer will create it (through dangling links).
+            let target = std::path::absolute(resolve_links(path).ok()?).ok()?;
+            let name = target.file_name()?;
+            let dir = target.parent()?;
+            Some(FileKey::Path(match std::fs::canonicalize(dir) {
+                Ok(dir) => dir.join(name),
+                Err(_) => target.clone(),
+            }))
+        }
+    }
 }
 
 /// Sorts values into the canonical order: axis value, series (sweep order), run, metric
@@ -726,6 +1023,133 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["out.csv"], "no temporary file left behind");
+    }
+
+    #[test]
+    fn a_failing_device_leaves_every_file_as_it_was() {
+        let full = Path::new("/dev/full");
+        if std::fs::OpenOptions::new().write(true).open(full).is_err() {
+            eprintln!("NOTICE: /dev/full is not writable here; skipping");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.csv");
+        let new = dir.path().join("new.json");
+        for device_first in [false, true] {
+            std::fs::write(&out, "old").unwrap();
+            let mut outputs = vec![
+                (out.as_path(), Content::Bytes(b"new")),
+                (new.as_path(), streamed("{}")),
+            ];
+            let device = (full, Content::Bytes(&b"x"[..]));
+            if device_first {
+                outputs.insert(0, device);
+            } else {
+                outputs.push(device);
+            }
+            let e = write_all_atomic_with(outputs).unwrap_err().to_string();
+            assert!(e.contains("/dev/full"), "{e}");
+            assert_eq!(
+                std::fs::read(&out).unwrap(),
+                b"old",
+                "device first: {device_first}"
+            );
+            assert!(!new.exists());
+            let names: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, ["out.csv"], "no temporary file left behind");
+        }
+    }
+
+    #[test]
+    fn descriptor_paths_are_streams() {
+        for path in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+            if Path::new(path).exists() {
+                assert!(is_stdout(Path::new(path)), "{path}");
+                assert!(matches!(
+                    descriptor(Path::new(path)),
+                    Some(Descriptor::Stdout)
+                ));
+            }
+        }
+        if Path::new("/dev/stderr").exists() {
+            assert!(matches!(
+                descriptor(Path::new("/dev/stderr")),
+                Some(Descriptor::Stdout | Descriptor::Stderr)
+            ));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("out.csv");
+        std::os::unix::fs::symlink("/proc/self/fd/1", &link).unwrap();
+        if Path::new("/proc/self/fd/1").exists() {
+            assert!(
+                is_stdout(&link),
+                "a link to a descriptor is that descriptor"
+            );
+        }
+        // A file named like a descriptor elsewhere is a file.
+        let one = dir.path().join("1");
+        std::fs::write(&one, "x").unwrap();
+        assert!(descriptor(&one).is_none());
+        assert!(!is_stdout(&one));
+        assert!(descriptor(Path::new("/dev/null")).is_none());
+    }
+
+    #[test]
+    fn outputs_that_destroy_an_input_or_each_other_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.swf");
+        std::fs::write(&input, "log").unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink("in.swf", &link).unwrap();
+        let hard = dir.path().join("hard.csv");
+        std::fs::hard_link(&input, &hard).unwrap();
+        let new = dir.path().join("new.csv");
+        let new_again = sub.join("../new.csv");
+        let dangling = dir.path().join("dangling.csv");
+        std::os::unix::fs::symlink("new.csv", &dangling).unwrap();
+        let ins = [("the log", input.as_path())];
+        let check = |outputs: &[(&'static str, &Path)]| {
+            check_paths(ins.iter().copied(), outputs.iter().copied()).map_err(|e| e.to_string())
+        };
+        assert!(check(&[("--out", &new), ("--summary-json", &sub.join("s.json"))]).is_ok());
+        for out in [&input, &link, &hard] {
+            let e = check(&[("--out", out)]).unwrap_err();
+            assert!(
+                e.contains("--out") && e.contains("same file as the input"),
+                "{e}"
+            );
+            assert!(e.contains(&input.display().to_string()), "{e}");
+        }
+        for (a, b) in [
+            (&new, &new),
+            (&new, &new_again),
+            (&new, &dangling),
+            (&link, &hard),
+        ] {
+            let e = check(&[("--out", a), ("--summary-json", b)]).unwrap_err();
+            assert!(e.contains("--out and --summary-json both name"), "{e}");
+        }
+        let null = Path::new("/dev/null");
+        if null.exists() {
+            assert!(check(&[("--out", null), ("--summary-json", null)]).is_ok());
+            assert!(
+                check_paths([("the log", null)], [("--out", null)]).is_ok(),
+                "a device is read and written in place"
+            );
+        }
+        if Path::new("/dev/stdout").exists() {
+            let e = check(&[
+                ("--out", Path::new("-")),
+                ("--summary-json", Path::new("/dev/stdout")),
+            ])
+            .unwrap_err();
+            assert!(e.contains("standard output"), "{e}");
+        }
     }
 
     #[test]

@@ -22,7 +22,8 @@
 //! - [`write_jobs_csv`], [`write_requests_csv`]: CSV conversions.
 //! - [`data_dir`], [`trace_path`]: where the archive's logs are found (`../shared/data/traces`
 //!   next to the checkout, or `$GRIDSCHED_DATA`, or an explicit directory), and
-//!   [`file_sha256`] to record which bytes a result came from.
+//!   [`file_sha256`] to record which bytes a result came from ([`load_swf_with_sha256`]
+//!   reads a log and hashes it in one pass, for an input that can be read only once).
 
 mod convert;
 mod header;
@@ -39,6 +40,8 @@ pub use reader::{FIELD_NAMES, SwfReader, SwfRecord, detect_gzip, open_input, par
 pub use summary::{Distribution, TraceSummary, ecdf};
 
 use std::path::{Path, PathBuf};
+
+use crate::requests::InputError;
 
 pub use gridsched_sim::data::{DATA_ENV, data_dir};
 
@@ -84,8 +87,67 @@ pub fn file_sha256(path: &Path) -> std::io::Result<String> {
         }
         h.update(&buf[..n]);
     }
-    Ok(h.finalize()
+    Ok(hex(h))
+}
+
+fn hex(h: sha2::Sha256) -> String {
+    use sha2::Digest;
+    h.finalize()
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect::<String>())
+        .collect::<String>()
+}
+
+/// [`load_swf`] and [`file_sha256`] in one read of the file: the log, and the SHA-256 of
+/// every byte of the file as stored (compressed, for a gzip log; past a `limit` too, read to
+/// the end). A FIFO or standard input (`/dev/stdin`) can be read only once.
+pub fn load_swf_with_sha256(
+    path: &Path,
+    options: SwfLoadOptions,
+) -> Result<(SwfLog, String), InputError> {
+    use sha2::Digest;
+    use std::cell::RefCell;
+    use std::io::{BufReader, Read};
+    use std::rc::Rc;
+
+    /// The file, hashed as it is read.
+    struct Hashing {
+        file: std::fs::File,
+        hash: sha2::Sha256,
+    }
+    impl Read for Hashing {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.file.read(buf)?;
+            self.hash.update(&buf[..n]);
+            Ok(n)
+        }
+    }
+    /// The reader the parser owns; the hash stays reachable here once it is done.
+    struct Shared(Rc<RefCell<Hashing>>);
+    impl Read for Shared {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.0.borrow_mut().read(buf)
+        }
+    }
+
+    let io = |error| InputError::Io {
+        path: path.display().to_string(),
+        error,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let hashing = Rc::new(RefCell::new(Hashing {
+        file,
+        hash: sha2::Sha256::new(),
+    }));
+    let input = detect_gzip(BufReader::with_capacity(
+        1 << 16,
+        Shared(Rc::clone(&hashing)),
+    ))
+    .map_err(io)?;
+    let log = load_from(SwfReader::new(input, path.display().to_string())?, options)?;
+    // What the parser left unread: past the limit, or after the gzip stream.
+    let mut rest = hashing.borrow_mut();
+    let mut buf = vec![0u8; 1 << 16];
+    while rest.read(&mut buf).map_err(io)? > 0 {}
+    Ok((log, hex(std::mem::take(&mut rest.hash))))
 }
