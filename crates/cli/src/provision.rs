@@ -42,7 +42,8 @@ struct SiteArgs {
     /// The site's Parallel Workloads Archive log: a path or a short name (CTC, SDSC, KTH, ...).
     #[arg(long)]
     trace: String,
-    /// Processors of the site (default: the log's MaxProcs; the thesis used 430 for CTC).
+    /// Processors of the site, at most 268435456 (2^28; default: the log's MaxProcs; the
+    /// thesis used 430 for CTC).
     #[arg(long)]
     procs: Option<u32>,
     /// Only the first N jobs of the log.
@@ -94,10 +95,11 @@ pub struct ProvisionArgs {
     /// The site's log (one site); or use --sites.
     #[arg(long, conflicts_with = "sites", required_unless_present = "sites")]
     trace: Option<String>,
-    /// Several sites: comma-separated logs, each NAME or NAME:PROCS (e.g. CTC:430,SDSC:128).
+    /// Several sites: comma-separated logs, each NAME or NAME:PROCS (e.g. CTC:430,SDSC:128;
+    /// PROCS at most 268435456).
     #[arg(long, value_delimiter = ',')]
     sites: Vec<String>,
-    /// Processors of the --trace site (default: the log's MaxProcs).
+    /// Processors of the --trace site, at most 268435456 (2^28; default: the log's MaxProcs).
     #[arg(long, requires = "trace")]
     procs: Option<u32>,
     /// Only the first N jobs of each log.
@@ -199,19 +201,13 @@ pub(crate) fn load_site(
     let path = crate::trace::log_path(trace, data)?;
     let log = load_swf(&path, SwfLoadOptions { limit })?;
     let procs = match procs {
-        Some(0) => bail!("{procs_flag} must be positive"),
-        Some(p) => p,
-        None => log
-            .header
-            .max_procs
-            .and_then(|m| u32::try_from(m).ok())
-            .filter(|&m| m > 0)
-            .with_context(|| {
-                format!(
-                    "{}: no MaxProcs in the header: give {procs_flag}",
-                    path.display()
-                )
-            })?,
+        Some(p) => crate::limits::procs(procs_flag, p)?,
+        None => crate::limits::header_procs(&log, &path, procs_flag)?.with_context(|| {
+            format!(
+                "{}: no MaxProcs in the header: give {procs_flag}",
+                path.display()
+            )
+        })?,
     };
     let tj = trace_jobs(&log, procs);
     if tj.too_wide > 0 {
@@ -396,18 +392,26 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             .sites
             .iter()
             .map(|s| match s.split_once(':') {
-                Some((n, p)) => p
-                    .parse::<u32>()
-                    .map(|p| (n.to_string(), Some(p)))
-                    .map_err(|_| anyhow::anyhow!("--sites: `{s}`: PROCS must be a number")),
+                Some((n, p)) => {
+                    let p = p
+                        .parse::<u32>()
+                        .map_err(|_| anyhow::anyhow!("--sites: `{s}`: PROCS must be a number"))?;
+                    crate::limits::procs(&format!("--sites: `{s}`: PROCS"), p)?;
+                    Ok((n.to_string(), Some(p)))
+                }
                 None => Ok((s.clone(), None)),
             })
             .collect::<Result<_>>()?,
     };
+    let procs_flag = if a.trace.is_some() {
+        "--procs"
+    } else {
+        "NAME:PROCS in --sites"
+    };
     let mut sites = Vec::new();
     let mut names = Vec::new();
     for (name, procs) in &specs {
-        let (jobs, p, path) = load_site(name, *procs, "--procs", a.limit, a.data_dir.as_deref())?;
+        let (jobs, p, path) = load_site(name, *procs, procs_flag, a.limit, a.data_dir.as_deref())?;
         warn_past_end(&jobs, a.at, &path);
         let mut sim = simulator(jobs, p, Policy::Conservative, Estimates::Actual)?;
         sim.run_until(a.at);

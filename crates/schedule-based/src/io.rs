@@ -6,14 +6,15 @@
 //!   times in seconds (decimals allowed, kept to the millisecond), `length` on a machine of
 //!   the reference speed.
 //!
-//! Every row is checked (positive CPUs and length, deadline not before submit, a job no wider
-//! than the widest machine, unique ids, known columns); an error names the file and line.
+//! Every row is checked (positive CPUs and length, at most [`MAX_CAPACITY`] CPUs per machine,
+//! deadline not before submit, a job no wider than the widest machine, unique ids, known
+//! columns); an error names the file and line.
 
 use std::collections::BTreeSet;
 use std::fmt::{self, Write as _};
 use std::path::Path;
 
-use gridsched_batch::{Job, Machine};
+use gridsched_batch::{Job, MAX_CAPACITY, Machine};
 
 use crate::Time;
 use crate::workload::MS;
@@ -143,6 +144,11 @@ pub fn parse_machines(text: &str, file: &str) -> Result<Vec<MachineRow>, InputEr
             })
         };
         let cpus = positive("cpus", f[ix[1].expect("required")])?;
+        if cpus > MAX_CAPACITY {
+            return Err(err(format!(
+                "machine `{id}`: cpus {cpus} is too large: a machine has at most {MAX_CAPACITY}"
+            )));
+        }
         let speed = positive("speed", f[ix[2].expect("required")])?;
         if !seen.insert(id.clone()) {
             return Err(err(format!("duplicate machine id `{id}`")));
@@ -356,6 +362,13 @@ mod tests {
         assert!(e("id,submit,cpus,length\n1,0,1\n").contains("j.csv:2: 3 fields"));
         let e = parse_machines("id,cpus,speed\na,0,200\n", "m.csv").unwrap_err();
         assert_eq!(e.line, 2);
+        assert!(parse_machines("id,cpus,speed\na,268435456,1\n", "m.csv").is_ok());
+        assert_eq!(
+            parse_machines("id,cpus,speed\na,4,1\nb,300000000,1\n", "m.csv")
+                .unwrap_err()
+                .to_string(),
+            "m.csv:3: machine `b`: cpus 300000000 is too large: a machine has at most 268435456"
+        );
         assert!(parse_machines("id,cpus,speed\n", "m.csv").is_err());
         assert!(
             parse_machines("id,cpus,speed\na,1,1\na,2,2\n", "m.csv")
