@@ -204,3 +204,54 @@ fn processor_counts_above_the_profile_limit_are_refused_by_name() {
     );
     assert_eq!(csv.lines().count(), 4, "{csv}");
 }
+
+#[test]
+fn log_times_beyond_the_limit_are_refused_at_load_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // coalloc looped at 100% CPU on this job and replay wrote a negative end time.
+    let log = s(&write(
+        d,
+        "late.swf",
+        &format!("{LOG}4 9223372036854775800 0 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n"),
+    ));
+    let want = format!(
+        "{log}:7: job 4: field 2 (submit time) 9223372036854775800 s is beyond 10^12 s (about 31,700 years)"
+    );
+    refused(d, &["coalloc", "--trace", &log, "--out", "{out}"], &want);
+    for policy in ["fcfs", "easy", "conservative"] {
+        refused(
+            d,
+            &[
+                "replay", "--policy", policy, "--trace", &log, "--out", "{out}",
+            ],
+            &want,
+        );
+    }
+    // At the limit, every time is still exact.
+    let edge = s(&write(
+        d,
+        "edge.swf",
+        &format!(
+            "{LOG}4 1000000000000 0 1000000000000 1 -1 -1 1 1000000000000 -1 1 1 1 -1 1 -1 -1 -1\n"
+        ),
+    ));
+    let csv = accepted(
+        d,
+        &[
+            "replay", "--policy", "easy", "--trace", &edge, "--out", "{out}",
+        ],
+    );
+    assert!(
+        csv.lines().last().unwrap().contains(",2000000000000,"),
+        "{csv}"
+    );
+    let csv = accepted(d, &["coalloc", "--trace", &edge, "--out", "{out}"]);
+    assert!(
+        csv.lines()
+            .last()
+            .unwrap()
+            .starts_with("4,1000000000000,1000000000000,1000000000000,"),
+        "{csv}"
+    );
+}
