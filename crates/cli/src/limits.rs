@@ -55,7 +55,7 @@ pub fn header_count(
     }
     if m > u64::from(max) {
         bail!(
-            "{}{at}: MaxProcs {m} is too large ({limit}); give {flag}",
+            "{}{at}: MaxProcs {m} is too large: {limit}; give {flag}",
             path.display()
         );
     }

@@ -163,7 +163,7 @@ fn processor_counts_above_the_profile_limit_are_refused_by_name() {
             "--out",
             "{out}",
         ],
-        "MaxProcs 4294967295 is too large (a machine has at most 268435456 processors); give NAME:PROCS in --sites",
+        "MaxProcs 4294967295 is too large: a machine has at most 268435456 processors; give NAME:PROCS in --sites",
     );
     // A grid machine file.
     let machines = s(&write(
@@ -253,5 +253,113 @@ fn log_times_beyond_the_limit_are_refused_at_load_with_file_and_line() {
             .unwrap()
             .starts_with("4,1000000000000,1000000000000,1000000000000,"),
         "{csv}"
+    );
+}
+
+#[test]
+fn coalloc_refuses_server_and_quantum_counts_its_index_cannot_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let log = s(&write(d, "small.swf", LOG));
+    let huge = s(&write(
+        d,
+        "huge.swf",
+        &LOG.replace("MaxProcs: 6", "MaxProcs: 2147483648"),
+    ));
+    // 2^31 servers aborted after trying to allocate about 100 GB.
+    refused(
+        d,
+        &[
+            "coalloc",
+            "--trace",
+            &log,
+            "--servers",
+            "2147483648",
+            "--out",
+            "{out}",
+        ],
+        "--servers 2147483648 is too large: the index holds at most 16777216 servers",
+    );
+    refused(
+        d,
+        &["coalloc", "--trace", &huge, "--out", "{out}"],
+        &format!(
+            "{huge}:2: MaxProcs 2147483648 is too large: the index holds at most 16777216 servers"
+        ),
+    );
+    refused(
+        d,
+        &[
+            "coalloc",
+            "--trace",
+            &log,
+            "--servers",
+            "1048577",
+            "--range-tree",
+            "64",
+            "--out",
+            "{out}",
+        ],
+        "--servers 1048577 is too large: with --range-tree the index holds at most 1048576 servers",
+    );
+    // 8.64e9 one-second quanta tried to allocate 550 GB.
+    refused(
+        d,
+        &[
+            "coalloc",
+            "--trace",
+            &log,
+            "--horizon",
+            "100000d",
+            "--quantum",
+            "1s",
+            "--out",
+            "{out}",
+        ],
+        "is 8640000000 quanta: at most 65536",
+    );
+    // The duration parser said "at least 1 s" of a duration too large (clap's usage error).
+    let o = gridsched(&[
+        "coalloc",
+        "--trace",
+        &log,
+        "--horizon",
+        "106751991167300d",
+        "--out",
+        &s(&d.join("out.csv")),
+    ]);
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("`106751991167300d` is too large: a duration must be at most 10^12 s"),
+        "{err}"
+    );
+    assert!(!err.contains("at least 1 s"), "{err}");
+    assert!(!d.join("out.csv").exists());
+    // At the limits.
+    accepted(
+        d,
+        &[
+            "coalloc",
+            "--trace",
+            &log,
+            "--horizon",
+            "65536s",
+            "--quantum",
+            "1s",
+            "--out",
+            "{out}",
+        ],
+    );
+    accepted(
+        d,
+        &[
+            "coalloc",
+            "--trace",
+            &log,
+            "--servers",
+            "1048576",
+            "--out",
+            "{out}",
+        ],
     );
 }
