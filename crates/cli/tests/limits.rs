@@ -363,3 +363,68 @@ fn coalloc_refuses_server_and_quantum_counts_its_index_cannot_hold() {
         ],
     );
 }
+
+#[test]
+fn schedule_reservation_refuses_a_look_ahead_of_too_many_strips() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let req = s(&write(
+        d,
+        "req.csv",
+        "id,arrival,ready,length,deadline\na,0,0,5,20\nb,1,2,3,10\n",
+    ));
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "schedule",
+            "reservation",
+            "--servers",
+            "2",
+            "--requests",
+            &req,
+            "--out",
+            "{out}",
+        ];
+        a.extend_from_slice(extra);
+        a.iter().map(|x| x.to_string()).collect::<Vec<_>>()
+    };
+    // A ring panic, a capacity overflow, a 73 GB allocation and a run that never ended.
+    for (extra, want) in [
+        (
+            &["--strategy", "min-lip", "--l-min", "1e-20"][..],
+            "--horizon 200 is 1e22 strips of 2 x --strip-multiplier 1 x --l-min 1e-20: min-lip on the tree index keeps at most 4194302",
+        ),
+        (
+            &["--strategy", "min-lip", "--horizon", "1e18"],
+            "--horizon 1e18 is 5e17 strips",
+        ),
+        (
+            &["--strategy", "min-tip", "--horizon", "1e9"],
+            "--horizon 1000000000 is 500000000 strips",
+        ),
+        (
+            &["--strategy", "min-lip", "--l-min", "1e-6"],
+            "use a larger --l-min or --strip-multiplier, a shorter --horizon, or --index linear",
+        ),
+    ] {
+        let args = run(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(d, &args, want);
+    }
+    // Strategies without a strip ring, and the linear index, take any look-ahead.
+    for extra in [
+        &["--strategy", "first-fit", "--horizon", "1e18"][..],
+        &[
+            "--strategy",
+            "min-lip",
+            "--horizon",
+            "1e9",
+            "--index",
+            "linear",
+        ],
+    ] {
+        let args = run(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let csv = accepted(d, &args);
+        assert_eq!(csv.lines().count(), 3, "{csv}");
+    }
+}
