@@ -9,8 +9,8 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use gridsched_batch::{Config, Estimates, Platform, Policy, Simulator, Time, swf::trace_jobs};
 use gridsched_provisioning::{
-    App, Horizon, MogaConfig, PricingPolicy, SlotSite, besteffort, provision, provision_greedy,
-    schedule_holes,
+    App, Horizon, MAX_POPULATION, MogaConfig, PricingPolicy, SlotSite, besteffort, provision,
+    provision_greedy, schedule_holes,
 };
 use gridsched_sim::StreamKey;
 use gridsched_workflow::{
@@ -119,7 +119,7 @@ pub struct ProvisionArgs {
     /// Provisioning algorithm.
     #[arg(long, value_enum, default_value = "moga")]
     algorithm: AlgorithmArg,
-    /// MOGA population.
+    /// MOGA population, from 2 to 10000 (MOGA ranks every pair of plans in each generation).
     #[arg(long, default_value_t = 100)]
     population: usize,
     /// MOGA generations.
@@ -384,6 +384,12 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     }
     if a.population < 2 {
         bail!("--population must be at least 2");
+    }
+    if a.population > MAX_POPULATION {
+        bail!(
+            "--population {} is too large: at most {MAX_POPULATION} (MOGA ranks every pair of plans in each generation)",
+            a.population
+        );
     }
     // The sites.
     let specs: Vec<(String, Option<u32>)> = match &a.trace {

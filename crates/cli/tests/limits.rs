@@ -428,3 +428,63 @@ fn schedule_reservation_refuses_a_look_ahead_of_too_many_strips() {
         assert_eq!(csv.lines().count(), 3, "{csv}");
     }
 }
+
+#[test]
+fn huge_segment_task_resource_and_population_counts_do_not_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let etc = s(&write(d, "etc.csv", "m0,m1\n3,1\n2,5\n4,4\n"));
+    // Segments: any number maps every task (the empty segments are skipped, not allocated).
+    for h in ["sas", "sas-seq", "segmented-min-min"] {
+        let o = gridsched(&[
+            "map",
+            "--heuristic",
+            h,
+            "--segments",
+            "18446744073709551615",
+            "--etc",
+            &etc,
+            "--schedule",
+            "-",
+        ]);
+        assert!(o.status.success(), "{h}: {}", text(&o.stderr));
+        assert_eq!(text(&o.stdout).lines().count(), 4, "{h}");
+    }
+    // Kumar's generator says "too large" as Braun's does.
+    for opt in ["--tasks", "--resources"] {
+        refused(
+            d,
+            &[
+                "map",
+                "generate",
+                "--model",
+                "kumar",
+                opt,
+                "18446744073709551615",
+                "--out",
+                "{out}",
+            ],
+            "is too large",
+        );
+    }
+    let log = s(&write(d, "small.swf", LOG));
+    refused(
+        d,
+        &[
+            "provision",
+            "--workflow",
+            "synthetic",
+            "--tasks",
+            "3",
+            "--trace",
+            &log,
+            "--at",
+            "10",
+            "--population",
+            "18446744073709551615",
+            "--out",
+            "{out}",
+        ],
+        "--population 18446744073709551615 is too large: at most 10000",
+    );
+}
