@@ -66,3 +66,13 @@ pub fn header_count(
 pub fn header_procs(log: &SwfLog, path: &Path, flag: &str) -> Result<Option<u32>> {
     header_count(log, path, flag, MAX_CAPACITY, &machine_limit())
 }
+
+/// A number for a message: as `Display` writes it, or in exponent form when that would be
+/// long (`1e-20` and `1e300`, not hundreds of digits).
+pub fn short(x: f64) -> String {
+    if x != 0.0 && !(1e-4..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}

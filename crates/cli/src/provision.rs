@@ -12,7 +12,7 @@ use gridsched_provisioning::{
     App, Horizon, MAX_POPULATION, MogaConfig, PricingPolicy, SlotSite, besteffort, provision,
     provision_greedy, schedule_holes,
 };
-use gridsched_sim::StreamKey;
+use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
 use gridsched_workflow::{
     CyberShake, GBIT, ReadOptions, SyntheticWorkflow, TransferModel, Workflow, read_workflow,
 };
@@ -67,7 +67,8 @@ pub struct SlotsArgs {
     /// Where the slots come from.
     #[arg(long, value_enum, default_value = "schedule")]
     source: SourceArg,
-    /// Advertisement horizon ahead of now, hours (extensible slots run to it).
+    /// Advertisement horizon ahead of now, hours (extensible slots run to it; at most
+    /// 277777777, 10^12 s).
     #[arg(long, default_value_t = 48.0)]
     horizon_h: f64,
     /// One row per slot: start_s, start_h (after --at), duration_s, procs, divisible,
@@ -150,17 +151,21 @@ pub struct ProvisionArgs {
     slots_out: Option<PathBuf>,
 }
 
-/// Parses `3600`, `90s`, `36h`, `2d12h`, `1d2h30m`: seconds.
+/// Parses `3600`, `90s`, `36h`, `2d12h`, `1d2h30m`: seconds, at most [`MAX_SECONDS`]
+/// (10^12 s, the latest time a log may hold).
 pub fn parse_time(s: &str) -> Result<Time, String> {
     let s = s.trim();
     if s.is_empty() {
         return Err("empty time".into());
     }
+    let too_large = || format!("`{s}` is too large: a time must be at most {MAX_SECONDS_TEXT}");
     if let Ok(v) = s.parse::<i64>() {
-        return if v >= 0 {
-            Ok(v)
-        } else {
+        return if v < 0 {
             Err(format!("negative time {v}"))
+        } else if v > MAX_SECONDS {
+            Err(too_large())
+        } else {
+            Ok(v)
         };
     }
     let mut total: i64 = 0;
@@ -180,7 +185,14 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
         let v: f64 = num
             .parse()
             .map_err(|_| format!("`{s}`: a number must come before `{c}`"))?;
-        total += (v * unit).round() as i64;
+        let part = (v * unit).round();
+        if part > MAX_SECONDS as f64 {
+            return Err(too_large());
+        }
+        total += part as i64;
+        if total > MAX_SECONDS {
+            return Err(too_large());
+        }
         num.clear();
     }
     if !num.is_empty() {
@@ -274,6 +286,13 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
     warn_past_end(&jobs, a.at, &path);
     if !(a.horizon_h > 0.0 && a.horizon_h.is_finite()) {
         bail!("--horizon-h must be positive");
+    }
+    if a.horizon_h * 3600.0 > MAX_SECONDS as f64 {
+        bail!(
+            "--horizon-h {} is too large: at most {} h, {MAX_SECONDS_TEXT}",
+            crate::limits::short(a.horizon_h),
+            MAX_SECONDS / 3600
+        );
     }
     let horizon = Horizon {
         ahead: (a.horizon_h * 3600.0).round() as Time,
@@ -675,5 +694,18 @@ mod tests {
         assert!(parse_time("h").is_err());
         assert!(parse_time("12").is_ok());
         assert!(parse_time("3h20").is_err());
+        // 106751991167300 days is i64::MAX seconds: `price --duration` gave price 0.
+        assert_eq!(
+            parse_time("106751991167300d").unwrap_err(),
+            "`106751991167300d` is too large: a time must be at most 10^12 s (about 31,700 years)"
+        );
+        assert!(
+            parse_time("9223372036854775807")
+                .unwrap_err()
+                .contains("too large")
+        );
+        assert!(parse_time("11574074d2h").unwrap_err().contains("too large"));
+        assert_eq!(parse_time("1000000000000"), Ok(1_000_000_000_000));
+        assert_eq!(parse_time("11574074d"), Ok(999_999_993_600));
     }
 }

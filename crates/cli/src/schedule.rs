@@ -118,21 +118,12 @@ fn push_row(out: &mut Vec<u8>, id: &str, booking: Option<&Booking>) {
     }
 }
 
-/// A number for a message: as `Display` writes it, or in exponent form when that would be
-/// long (`1e-20`, not twenty zeros).
-fn short(x: f64) -> String {
-    if x != 0.0 && !(1e-4..1e15).contains(&x.abs()) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
-    }
-}
-
 fn parse_strategy(s: &str) -> Result<Strategy, String> {
     s.parse()
 }
 
 fn reservation(args: ReservationArgs) -> Result<()> {
+    use crate::limits::short;
     let mut config = SchedulerConfig::new(args.servers, args.strategy);
     config.l_min = args.l_min;
     config.look_ahead = args.horizon;
