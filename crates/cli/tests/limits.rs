@@ -488,3 +488,163 @@ fn huge_segment_task_resource_and_population_counts_do_not_panic() {
         "--population 18446744073709551615 is too large: at most 10000",
     );
 }
+
+/// Values the models cannot represent gave wrong numbers with exit code 0: now each is refused
+/// with its limit in the message.
+#[test]
+fn values_beyond_what_the_models_represent_are_refused_not_clamped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let log = s(&write(d, "small.swf", LOG));
+    // A DAX task of 1e300 s: negative end times and costs.
+    let dax = s(&write(
+        d,
+        "t.dax",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <adag xmlns=\"http://pegasus.isi.edu/schema/DAX\" version=\"2.1\" name=\"t\">\n\
+         <job id=\"ID0\" namespace=\"x\" name=\"a\" version=\"1.0\" runtime=\"10\"/>\n\
+         <job id=\"ID1\" namespace=\"x\" name=\"b\" version=\"1.0\" runtime=\"1e300\"/>\n\
+         </adag>\n",
+    ));
+    refused(
+        d,
+        &[
+            "provision",
+            "--workflow",
+            &dax,
+            "--trace",
+            &log,
+            "--at",
+            "10",
+            "--out",
+            "{out}",
+        ],
+        &format!("{dax}:4:1 (byte 177): task \"ID1\": runtime 1e300 s is beyond 10^12 s"),
+    );
+    // grid: a length of 1e300 was cut, a submit of 1e300 never ran.
+    let machines = s(&write(d, "machines.csv", "id,cpus,speed\na,4,200\n"));
+    for (row, want) in [
+        ("1,0,2,1e300", "job 1: length 1e300 s is beyond 10^12 s"),
+        (
+            "1,1e300,2,10",
+            "job 1: submit time 1e300 s is beyond 10^12 s",
+        ),
+    ] {
+        let jobs = s(&write(
+            d,
+            "jobs.csv",
+            &format!("id,submit,cpus,length\n{row}\n"),
+        ));
+        refused(
+            d,
+            &[
+                "grid",
+                "--policy",
+                "eg-edf",
+                "--machines",
+                &machines,
+                "--jobs",
+                &jobs,
+                "--out",
+                "{out}",
+            ],
+            &format!("{jobs}:2: {want}"),
+        );
+    }
+    // grid generate --tau 1e300 wrote negative deadlines.
+    let gen_dir = d.join("gen");
+    let o = gridsched(&[
+        "grid",
+        "generate",
+        "--tau",
+        "1e300",
+        "--out-dir",
+        &s(&gen_dir),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--tau 1e300: job 1 would be submitted or due after 10^12 s"),
+        "{err}"
+    );
+    assert!(!gen_dir.join("jobs.csv").exists());
+    // slots --horizon-h 1e300 advertised 0.08 h.
+    refused(
+        d,
+        &[
+            "slots",
+            "--trace",
+            &log,
+            "--at",
+            "10",
+            "--horizon-h",
+            "1e300",
+            "--out",
+            "{out}",
+        ],
+        "--horizon-h 1e300 is too large: at most 277777777 h, 10^12 s",
+    );
+    // schedule reservation: an arrival of 1e17 with a length of 5 booked start == end.
+    let req = s(&write(
+        d,
+        "req.csv",
+        "id,arrival,ready,length,deadline\na,0,0,5,20\nb,1e17,1e17,5,1e17\n",
+    ));
+    refused(
+        d,
+        &[
+            "schedule",
+            "reservation",
+            "--strategy",
+            "first-fit",
+            "--servers",
+            "2",
+            "--horizon",
+            "1e18",
+            "--requests",
+            &req,
+            "--out",
+            "{out}",
+        ],
+        &format!("{req}:3: request `b`: time 100000000000000000 is beyond 2^32 × the length 5"),
+    );
+    // hierarchy --think-hours 1e15 was clamped to u64::MAX ms.
+    refused(
+        d,
+        &[
+            "hierarchy",
+            "--jobs",
+            "10",
+            "--size",
+            "1GB",
+            "--experiment",
+            "3",
+            "--think-hours",
+            "1e15",
+            "--out",
+            "{out}",
+        ],
+        "--think-hours 1e15 is too large: at most 1000000 h",
+    );
+    // price --duration 106751991167300d (i64::MAX s) priced 0: a usage error now (clap's).
+    let o = gridsched(&[
+        "price",
+        "--trace",
+        &log,
+        "--at",
+        "10",
+        "--procs",
+        "1",
+        "--duration",
+        "106751991167300d",
+        "--out",
+        &s(&d.join("out.csv")),
+    ]);
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("`106751991167300d` is too large: a time must be at most 10^12 s"),
+        "{err}"
+    );
+    assert!(!d.join("out.csv").exists());
+}
