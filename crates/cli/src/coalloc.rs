@@ -140,7 +140,7 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
             "`{text}` is too large: a duration must be at most {MAX_SECONDS_TEXT}"
         ));
     }
-    if !(secs >= 1.0) {
+    if secs.is_nan() || secs < 1.0 {
         return Err(format!("`{text}`: a duration must be at least 1 s"));
     }
     Ok(secs as i64)

@@ -204,7 +204,7 @@ fn parse_duration_ms(text: &str) -> Result<u64> {
     if ms > MAX_MEAN_MS as f64 {
         bail!("`{text}` is too large: a mean must be at most {MAX_MEAN_HOURS} h");
     }
-    if !(ms >= 1.0) {
+    if ms.is_nan() || ms < 1.0 {
         bail!("`{text}`: a duration must be at least 1 ms");
     }
     Ok(ms as u64)
