@@ -72,7 +72,7 @@ pub use config::{Compression, Config, Estimates, FlexWeights, MachineSelect, Pol
 pub use metrics::{BOUNDED_SLOWDOWN_TAU, Summary};
 pub use output::{BATSIM_COLUMNS, assign_processors, write_batsim_csv};
 pub use platform::{Machine, Platform};
-pub use profile::Profile;
+pub use profile::{MAX_CAPACITY, Profile};
 pub use sim::{
     Counters, Dispatcher, EarlyCompletion, JobPhase, JobRecord, LiveReservation, Outcome,
     Reservation, ReservationId, Round, RunningJob, Simulator,

@@ -1,6 +1,6 @@
 //! Machines: one homogeneous cluster, or a grid of machines with CPU counts and speeds.
 
-use crate::{SimError, Time};
+use crate::{MAX_CAPACITY, SimError, Time};
 
 /// One space-shared machine: `cpus` identical processors running at `speed` (operations per
 /// time unit; only ratios to the platform's reference speed matter).
@@ -36,6 +36,7 @@ impl Platform {
     }
 
     /// A heterogeneous grid; `reference_speed` is the speed at which job run times are given.
+    /// Every machine needs `1..=`[`MAX_CAPACITY`] CPUs and a positive speed.
     pub fn grid(machines: Vec<Machine>, reference_speed: u32) -> Result<Self, SimError> {
         if machines.is_empty() {
             return Err(SimError::Config(
@@ -55,6 +56,16 @@ impl Platform {
             return Err(SimError::Config(format!(
                 "machine {i} has {} CPUs at speed {}: both must be positive",
                 m.cpus, m.speed
+            )));
+        }
+        if let Some((i, m)) = machines
+            .iter()
+            .enumerate()
+            .find(|(_, m)| m.cpus > MAX_CAPACITY)
+        {
+            return Err(SimError::Config(format!(
+                "machine {i} has {} CPUs: a machine has at most {MAX_CAPACITY}",
+                m.cpus
             )));
         }
         let mut first_cpu = Vec::with_capacity(machines.len());
@@ -120,5 +131,29 @@ impl Platform {
         let num = i128::from(t) * i128::from(self.reference_speed);
         let s = i128::from(s);
         ((num + s - 1) / s) as Time
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machines_beyond_the_profile_limit_are_refused() {
+        assert!(Platform::cluster(MAX_CAPACITY).is_ok());
+        let e = Platform::cluster(MAX_CAPACITY + 1).unwrap_err();
+        assert!(e.to_string().contains("at most 268435456"), "{e}");
+        let machines = vec![
+            Machine { cpus: 4, speed: 1 },
+            Machine {
+                cpus: u32::MAX,
+                speed: 1,
+            },
+        ];
+        let e = Platform::grid(machines, 1).unwrap_err();
+        assert!(
+            e.to_string().contains("machine 1 has 4294967295 CPUs"),
+            "{e}"
+        );
     }
 }

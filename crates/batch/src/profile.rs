@@ -28,7 +28,11 @@
 
 use crate::Time;
 
-/// The largest machine a profile models (processors).
+/// The largest machine a profile models (processors): 2^28 = 268,435,456. Free levels are
+/// `i64`, so sums of many blocks stay exact far beyond it; the bound is what every reader of
+/// a processor count (command-line options, SWF headers, machine files) and
+/// [`Platform::grid`](crate::Platform::grid) check against, so that no input reaches
+/// [`Profile::new`]'s assertion.
 pub const MAX_CAPACITY: u32 = 1 << 28;
 
 /// Free processors of one machine over `[now, ∞)`; see the module documentation.

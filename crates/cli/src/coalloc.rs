@@ -11,9 +11,10 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use gridsched_reservation::coalloc::{
     ArSelect, CoallocConfig, CoallocError, CoallocPick, CoallocScheduler, HoldMode, LengthField,
-    audit, make_advance_reservations, requests_from_swf,
+    MAX_QUANTA, MAX_RANGE_TREE_SERVERS, MAX_SERVERS, audit, make_advance_reservations,
+    requests_from_swf,
 };
-use gridsched_sim::StreamKey;
+use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
 use gridsched_workload::swf::{SwfLoadOptions, load_swf};
 
 /// Table 5.1's machine sizes for the thesis's logs (used when `--servers` is not given).
@@ -58,7 +59,9 @@ pub struct CoallocArgs {
     #[arg(long)]
     limit: Option<usize>,
     /// Number of servers N (default: Table 5.1's 512 / 128 / 240 for CTC / KTH / HPC2N, else
-    /// the log header's MaxProcs). Jobs wider than N are never scheduled (empty start).
+    /// the log header's MaxProcs). Jobs wider than N are never scheduled (empty start). At
+    /// most 16777216 (2^24): the index keeps about 48 bytes per server (800 MB at the limit);
+    /// with --range-tree at most 1048576 (2^20), about 1 KB per server.
     #[arg(long)]
     servers: Option<u32>,
     /// Fraction ρ of jobs made advance reservations, s_r = q_r + U[0, --ar-lead].
@@ -70,7 +73,8 @@ pub struct CoallocArgs {
     /// Quantum length l_q (e.g. 15m, 900s, 1h).
     #[arg(long, default_value = "15m", value_parser = parse_duration)]
     quantum: i64,
-    /// Scheduling horizon H (e.g. 50h); Q = ceil(H / l_q) quanta.
+    /// Scheduling horizon H (e.g. 50h); Q = ceil(H / l_q) quanta, at most 65536 (every idle
+    /// period is stored in each quantum it spans).
     #[arg(long, default_value = "50h", value_parser = parse_duration)]
     horizon: i64,
     /// Retry step Δt added to s_r after a failed attempt.
@@ -107,7 +111,8 @@ pub struct CoallocArgs {
 }
 
 /// A duration: a number with an optional unit `s` (default), `m`, `h` or `d`, e.g. `15m`,
-/// `50h`, `900s`, `1.5h`, `900`. Rounded to whole seconds; must be positive.
+/// `50h`, `900s`, `1.5h`, `900`. Rounded to whole seconds; from 1 s to
+/// [`MAX_SECONDS`] (10^12 s).
 pub fn parse_duration(text: &str) -> Result<i64, String> {
     let t = text.trim();
     let (num, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
@@ -130,7 +135,12 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
         .parse()
         .map_err(|_| format!("`{text}` is not a duration (e.g. 15m, 50h, 900s)"))?;
     let secs = (v * factor).round();
-    if !(1.0..1e15).contains(&secs) {
+    if secs > MAX_SECONDS as f64 {
+        return Err(format!(
+            "`{text}` is too large: a duration must be at most {MAX_SECONDS_TEXT}"
+        ));
+    }
+    if secs.is_nan() || secs < 1.0 {
         return Err(format!("`{text}`: a duration must be at least 1 s"));
     }
     Ok(secs as i64)
@@ -141,8 +151,28 @@ fn hours(s: f64) -> f64 {
 }
 
 pub fn run(args: CoallocArgs) -> Result<()> {
-    if args.servers == Some(0) {
-        bail!("--servers must be positive");
+    let (max_servers, server_limit) = match args.range_tree {
+        None => (
+            MAX_SERVERS,
+            format!("the index holds at most {MAX_SERVERS} servers (about 48 bytes each)"),
+        ),
+        Some(_) => (
+            MAX_RANGE_TREE_SERVERS,
+            format!(
+                "with --range-tree the index holds at most {MAX_RANGE_TREE_SERVERS} servers (about 1 KB each)"
+            ),
+        ),
+    };
+    if let Some(n) = args.servers {
+        crate::limits::count("--servers", n, max_servers, &server_limit)?;
+    }
+    let quanta = args.horizon / args.quantum + i64::from(args.horizon % args.quantum > 0);
+    if quanta > i64::from(MAX_QUANTA) {
+        bail!(
+            "--horizon {} s over --quantum {} s is {quanta} quanta: at most {MAX_QUANTA} (every idle period is stored in each quantum it spans; use a longer --quantum or a shorter --horizon)",
+            args.horizon,
+            args.quantum
+        );
     }
     if args.limit == Some(0) {
         bail!("--limit must be positive");
@@ -158,13 +188,18 @@ pub fn run(args: CoallocArgs) -> Result<()> {
     }
     let servers = match args.servers {
         Some(n) => n,
-        None => TABLE_5_1
+        None => match TABLE_5_1
             .iter()
             .find(|t| t.0.eq_ignore_ascii_case(&args.trace))
-            .map(|t| t.1)
-            .or_else(|| log.header.max_procs.and_then(|m| u32::try_from(m).ok()))
-            .filter(|&n| n > 0)
-            .with_context(|| format!("{}: no MaxProcs header; give --servers", path.display()))?,
+        {
+            Some(t) => t.1,
+            None => {
+                crate::limits::header_count(&log, &path, "--servers", max_servers, &server_limit)?
+                    .with_context(|| {
+                    format!("{}: no MaxProcs header; give --servers", path.display())
+                })?
+            }
+        },
     };
     let field = match args.length {
         LengthArg::Run => LengthField::Run,
@@ -312,5 +347,20 @@ mod tests {
         assert!(parse_duration("h").unwrap_err().contains("not a duration"));
         assert!(parse_duration("0m").unwrap_err().contains("at least 1 s"));
         assert!(parse_duration("-5m").unwrap_err().contains("at least 1 s"));
+        assert_eq!(
+            parse_duration("106751991167300d").unwrap_err(),
+            "`106751991167300d` is too large: a duration must be at most 10^12 s (about 31,700 years)"
+        );
+        assert!(
+            parse_duration("100000000000000000000000000")
+                .unwrap_err()
+                .contains("too large")
+        );
+        assert_eq!(parse_duration("1000000000000s"), Ok(1_000_000_000_000));
+        assert!(
+            parse_duration("1000000000001")
+                .unwrap_err()
+                .contains("too large")
+        );
     }
 }

@@ -15,7 +15,7 @@ use gridsched_schedule_based::workload::{GridWorkload, MS};
 use gridsched_schedule_based::{
     Algorithm, Config, Metrics, NondelayedScope, TabuSetting, UsageDefinition, run,
 };
-use gridsched_sim::StreamKey;
+use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
 use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
 
 use crate::out;
@@ -146,7 +146,8 @@ struct GenerateArgs {
     /// Seed of the machine set and the jobs.
     #[arg(long, default_value_t = 2009)]
     seed: u64,
-    /// Mean inter-arrival time τ in seconds (the paper's 1 to 5).
+    /// Mean inter-arrival time τ in seconds (the paper's 1 to 5); every submission and deadline
+    /// of the stream must stay within 10^12 s.
     #[arg(long, default_value_t = 2.0)]
     tau: f64,
     /// Replication: another job stream on the same machines.
@@ -348,6 +349,18 @@ fn generate(g: GenerateArgs) -> Result<()> {
     let key = StreamKey::new(g.seed, "gridsched-grid").replication(g.replication);
     let machines = w.machine_set(&key);
     let jobs = w.job_stream(&key, g.tau);
+    // The stream is a function of τ: its times grow with it, and beyond the model's limit they
+    // would no longer be exact (or fit at all).
+    if let Some(j) = jobs
+        .iter()
+        .find(|j| j.submit.max(j.deadline.unwrap_or(0)) > MAX_SECONDS * MS)
+    {
+        bail!(
+            "--tau {}: job {} would be submitted or due after {MAX_SECONDS_TEXT}, the latest time the model represents exactly; use a smaller --tau or fewer --jobs",
+            crate::limits::short(g.tau),
+            j.id
+        );
+    }
     let (mpath, jpath) = (g.out_dir.join("machines.csv"), g.out_dir.join("jobs.csv"));
     out::write_all(&[
         (&mpath, write_machines(&machines).as_bytes()),

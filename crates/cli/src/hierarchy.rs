@@ -76,7 +76,7 @@ struct RunArgs {
     /// 1 week; 3: one common think-time mean (--think-hours).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
     experiment: u8,
-    /// Experiment 3's think-time mean in hours (the thesis's 1, 24, 168).
+    /// Experiment 3's think-time mean in hours (the thesis's 1, 24, 168; at most 1000000).
     #[arg(long)]
     think_hours: Option<f64>,
     /// Butterfly and Load-Balance, on or off together (the thesis's Experiment 4; hierarchies
@@ -90,6 +90,7 @@ struct RunArgs {
     /// (1 d, 3 d, 1 w, 30 d, 90 d, 180 d), or one or more interval means with a unit (ms, s,
     /// min, h, d, w), e.g. `1d` or `6h,1w`: each server draws its mean from the list, waits
     /// Exp(mean), redraws its OS and its mean. Fallback reschedules the jobs a change strands.
+    /// A mean is at most 1000000 h.
     #[arg(long)]
     os_changes: Option<String>,
     /// P2P's flooding engine.
@@ -200,11 +201,21 @@ fn parse_duration_ms(text: &str) -> Result<u64> {
         u => bail!("`{text}`: unknown unit `{u}` (ms, s, min, h, d, w)"),
     };
     let ms = (value * scale).round();
-    if !(1.0..1e18).contains(&ms) {
+    if ms > MAX_MEAN_MS as f64 {
+        bail!("`{text}` is too large: a mean must be at most {MAX_MEAN_HOURS} h");
+    }
+    if ms.is_nan() || ms < 1.0 {
         bail!("`{text}`: a duration must be at least 1 ms");
     }
     Ok(ms as u64)
 }
+
+/// The longest mean think time or OS-change interval: 1,000,000 hours (about 114 years; the
+/// thesis's longest is 180 days). Draws are Exp(mean) in whole milliseconds, up to about 37
+/// means each, and a workstation adds one per job to its clock (`u64` milliseconds): a larger
+/// mean would be clamped or overflow instead of being simulated.
+const MAX_MEAN_HOURS: u64 = 1_000_000;
+const MAX_MEAN_MS: u64 = MAX_MEAN_HOURS * 3_600_000;
 
 fn hms_ms(ms: u64) -> String {
     let s = ms / 1000;
@@ -288,6 +299,10 @@ fn run_system(a: RunArgs) -> Result<()> {
     let submission = match (a.experiment, a.think_hours) {
         (1, None) => Submission::Continuous,
         (2, None) => Submission::HeterogeneousThink,
+        (3, Some(h)) if h > MAX_MEAN_HOURS as f64 => bail!(
+            "--think-hours {} is too large: at most {MAX_MEAN_HOURS} h (about 114 years)",
+            crate::limits::short(h)
+        ),
         (3, Some(h)) if h > 0.0 && h.is_finite() => {
             Submission::CommonThink((h * 3_600_000.0).round() as u64)
         }
@@ -469,6 +484,14 @@ mod tests {
         );
         assert_eq!(parse_duration_ms("90s").unwrap(), 90_000);
         assert_eq!(parse_duration_ms("1.5min").unwrap(), 90_000);
+        // A mean too large said "at least 1 ms".
+        assert_eq!(
+            parse_duration_ms("1000000000000000h")
+                .unwrap_err()
+                .to_string(),
+            "`1000000000000000h` is too large: a mean must be at most 1000000 h"
+        );
+        assert_eq!(parse_duration_ms("1000000h").unwrap(), MAX_MEAN_MS);
         for bad in ["", "1", "h", "0d", "-1d", "1y", "nand", "1d,"] {
             assert!(parse_os_changes(bad).is_err(), "{bad}");
         }

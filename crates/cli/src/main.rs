@@ -5,6 +5,7 @@ mod bench;
 mod coalloc;
 mod grid;
 mod hierarchy;
+mod limits;
 mod manual;
 mod map;
 mod out;

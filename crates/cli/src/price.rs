@@ -37,7 +37,8 @@ pub struct PriceArgs {
     /// The site's Parallel Workloads Archive log: a path or a short name (CTC, SDSC, KTH, ...).
     #[arg(long)]
     trace: String,
-    /// Processors of the site (default: the log's MaxProcs; the thesis used 430 for CTC).
+    /// Processors of the site, at most 268435456 (2^28; default: the log's MaxProcs; the
+    /// thesis used 430 for CTC).
     #[arg(long, visible_alias = "procs-site")]
     site_procs: Option<u32>,
     /// Only the first N jobs of the log.

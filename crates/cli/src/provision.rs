@@ -9,10 +9,10 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use gridsched_batch::{Config, Estimates, Platform, Policy, Simulator, Time, swf::trace_jobs};
 use gridsched_provisioning::{
-    App, Horizon, MogaConfig, PricingPolicy, SlotSite, besteffort, provision, provision_greedy,
-    schedule_holes,
+    App, Horizon, MAX_POPULATION, MogaConfig, PricingPolicy, SlotSite, besteffort, provision,
+    provision_greedy, schedule_holes,
 };
-use gridsched_sim::StreamKey;
+use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
 use gridsched_workflow::{
     CyberShake, GBIT, ReadOptions, SyntheticWorkflow, TransferModel, Workflow, read_workflow,
 };
@@ -42,7 +42,8 @@ struct SiteArgs {
     /// The site's Parallel Workloads Archive log: a path or a short name (CTC, SDSC, KTH, ...).
     #[arg(long)]
     trace: String,
-    /// Processors of the site (default: the log's MaxProcs; the thesis used 430 for CTC).
+    /// Processors of the site, at most 268435456 (2^28; default: the log's MaxProcs; the
+    /// thesis used 430 for CTC).
     #[arg(long)]
     procs: Option<u32>,
     /// Only the first N jobs of the log.
@@ -66,7 +67,8 @@ pub struct SlotsArgs {
     /// Where the slots come from.
     #[arg(long, value_enum, default_value = "schedule")]
     source: SourceArg,
-    /// Advertisement horizon ahead of now, hours (extensible slots run to it).
+    /// Advertisement horizon ahead of now, hours (extensible slots run to it; at most
+    /// 277777777, 10^12 s).
     #[arg(long, default_value_t = 48.0)]
     horizon_h: f64,
     /// One row per slot: start_s, start_h (after --at), duration_s, procs, divisible,
@@ -94,10 +96,11 @@ pub struct ProvisionArgs {
     /// The site's log (one site); or use --sites.
     #[arg(long, conflicts_with = "sites", required_unless_present = "sites")]
     trace: Option<String>,
-    /// Several sites: comma-separated logs, each NAME or NAME:PROCS (e.g. CTC:430,SDSC:128).
+    /// Several sites: comma-separated logs, each NAME or NAME:PROCS (e.g. CTC:430,SDSC:128;
+    /// PROCS at most 268435456).
     #[arg(long, value_delimiter = ',')]
     sites: Vec<String>,
-    /// Processors of the --trace site (default: the log's MaxProcs).
+    /// Processors of the --trace site, at most 268435456 (2^28; default: the log's MaxProcs).
     #[arg(long, requires = "trace")]
     procs: Option<u32>,
     /// Only the first N jobs of each log.
@@ -117,7 +120,7 @@ pub struct ProvisionArgs {
     /// Provisioning algorithm.
     #[arg(long, value_enum, default_value = "moga")]
     algorithm: AlgorithmArg,
-    /// MOGA population.
+    /// MOGA population, from 2 to 10000 (MOGA ranks every pair of plans in each generation).
     #[arg(long, default_value_t = 100)]
     population: usize,
     /// MOGA generations.
@@ -148,17 +151,21 @@ pub struct ProvisionArgs {
     slots_out: Option<PathBuf>,
 }
 
-/// Parses `3600`, `90s`, `36h`, `2d12h`, `1d2h30m`: seconds.
+/// Parses `3600`, `90s`, `36h`, `2d12h`, `1d2h30m`: seconds, at most [`MAX_SECONDS`]
+/// (10^12 s, the latest time a log may hold).
 pub fn parse_time(s: &str) -> Result<Time, String> {
     let s = s.trim();
     if s.is_empty() {
         return Err("empty time".into());
     }
+    let too_large = || format!("`{s}` is too large: a time must be at most {MAX_SECONDS_TEXT}");
     if let Ok(v) = s.parse::<i64>() {
-        return if v >= 0 {
-            Ok(v)
-        } else {
+        return if v < 0 {
             Err(format!("negative time {v}"))
+        } else if v > MAX_SECONDS {
+            Err(too_large())
+        } else {
+            Ok(v)
         };
     }
     let mut total: i64 = 0;
@@ -178,7 +185,14 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
         let v: f64 = num
             .parse()
             .map_err(|_| format!("`{s}`: a number must come before `{c}`"))?;
-        total += (v * unit).round() as i64;
+        let part = (v * unit).round();
+        if part > MAX_SECONDS as f64 {
+            return Err(too_large());
+        }
+        total += part as i64;
+        if total > MAX_SECONDS {
+            return Err(too_large());
+        }
         num.clear();
     }
     if !num.is_empty() {
@@ -198,19 +212,13 @@ pub(crate) fn load_site(
 ) -> Result<(Vec<gridsched_batch::Job>, u32, String)> {
     let log = load_swf(path, SwfLoadOptions { limit })?;
     let procs = match procs {
-        Some(0) => bail!("{procs_flag} must be positive"),
-        Some(p) => p,
-        None => log
-            .header
-            .max_procs
-            .and_then(|m| u32::try_from(m).ok())
-            .filter(|&m| m > 0)
-            .with_context(|| {
-                format!(
-                    "{}: no MaxProcs in the header: give {procs_flag}",
-                    path.display()
-                )
-            })?,
+        Some(p) => crate::limits::procs(procs_flag, p)?,
+        None => crate::limits::header_procs(&log, path, procs_flag)?.with_context(|| {
+            format!(
+                "{}: no MaxProcs in the header: give {procs_flag}",
+                path.display()
+            )
+        })?,
     };
     let tj = trace_jobs(&log, procs);
     if tj.too_wide > 0 {
@@ -287,6 +295,13 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
     warn_past_end(&jobs, a.at, &path);
     if !(a.horizon_h > 0.0 && a.horizon_h.is_finite()) {
         bail!("--horizon-h must be positive");
+    }
+    if a.horizon_h * 3600.0 > MAX_SECONDS as f64 {
+        bail!(
+            "--horizon-h {} is too large: at most {} h, {MAX_SECONDS_TEXT}",
+            crate::limits::short(a.horizon_h),
+            MAX_SECONDS / 3600
+        );
     }
     let horizon = Horizon {
         ahead: (a.horizon_h * 3600.0).round() as Time,
@@ -401,6 +416,12 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     if a.population < 2 {
         bail!("--population must be at least 2");
     }
+    if a.population > MAX_POPULATION {
+        bail!(
+            "--population {} is too large: at most {MAX_POPULATION} (MOGA ranks every pair of plans in each generation)",
+            a.population
+        );
+    }
     // The sites.
     let specs: Vec<(String, Option<u32>)> = match &a.trace {
         Some(t) => vec![(t.clone(), a.procs)],
@@ -408,11 +429,13 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             .sites
             .iter()
             .map(|s| match s.split_once(':') {
-                Some((n, p)) => match p.parse::<u32>() {
-                    Ok(0) => Err(anyhow::anyhow!("--sites: `{s}`: PROCS must be positive")),
-                    Ok(p) => Ok((n.to_string(), Some(p))),
-                    Err(_) => Err(anyhow::anyhow!("--sites: `{s}`: PROCS must be a number")),
-                },
+                Some((n, p)) => {
+                    let p = p
+                        .parse::<u32>()
+                        .map_err(|_| anyhow::anyhow!("--sites: `{s}`: PROCS must be a number"))?;
+                    crate::limits::procs(&format!("--sites: `{s}`: PROCS"), p)?;
+                    Ok((n.to_string(), Some(p)))
+                }
                 None => Ok((s.clone(), None)),
             })
             .collect::<Result<_>>()?,
@@ -437,10 +460,15 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             ("--slots-out", a.slots_out.as_deref()),
         ],
     )?;
+    let procs_flag = if a.trace.is_some() {
+        "--procs"
+    } else {
+        "NAME:PROCS in --sites"
+    };
     let mut sites = Vec::new();
     let mut names = Vec::new();
     for ((name, procs), log) in specs.iter().zip(&logs) {
-        let (jobs, p, path) = load_site(log, *procs, "--procs", a.limit)?;
+        let (jobs, p, path) = load_site(log, *procs, procs_flag, a.limit)?;
         warn_past_end(&jobs, a.at, &path);
         let mut sim = simulator(jobs, p, Policy::Conservative, Estimates::Actual)?;
         sim.run_until(a.at);
@@ -698,5 +726,18 @@ mod tests {
         assert!(parse_time("h").is_err());
         assert!(parse_time("12").is_ok());
         assert!(parse_time("3h20").is_err());
+        // 106751991167300 days is i64::MAX seconds: `price --duration` gave price 0.
+        assert_eq!(
+            parse_time("106751991167300d").unwrap_err(),
+            "`106751991167300d` is too large: a time must be at most 10^12 s (about 31,700 years)"
+        );
+        assert!(
+            parse_time("9223372036854775807")
+                .unwrap_err()
+                .contains("too large")
+        );
+        assert!(parse_time("11574074d2h").unwrap_err().contains("too large"));
+        assert_eq!(parse_time("1000000000000"), Ok(1_000_000_000_000));
+        assert_eq!(parse_time("11574074d"), Ok(999_999_993_600));
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::out;
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use gridsched_batch::{
     Compression, Config, Estimates, Platform, Policy, Simulator, Summary, audit, swf::trace_jobs,
@@ -65,8 +65,8 @@ pub struct ReplayArgs {
     /// Data directory for short names (default: $GRIDSCHED_DATA, else ../shared/data).
     #[arg(long)]
     data_dir: Option<PathBuf>,
-    /// Cluster size (default: the header's MaxProcs). Jobs wider than it are dropped and
-    /// counted.
+    /// Cluster size, at most 268435456 (2^28; default: the header's MaxProcs). Jobs wider
+    /// than it are dropped and counted.
     #[arg(long)]
     procs: Option<u32>,
     /// Which run time the scheduler plans with.
@@ -88,8 +88,8 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<()> {
-    if args.procs == Some(0) {
-        bail!("--procs must be positive");
+    if let Some(p) = args.procs {
+        crate::limits::procs("--procs", p)?;
     }
     if args.limit == Some(0) {
         bail!("--limit must be positive");
@@ -106,11 +106,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let log = load_swf(&path, SwfLoadOptions { limit: args.limit })?;
     let procs = match args.procs {
         Some(p) => p,
-        None => match log.header.max_procs {
-            Some(m) => u32::try_from(m)
-                .ok()
-                .filter(|&m| m > 0)
-                .with_context(|| format!("{}: MaxProcs {m} is not usable", path.display()))?,
+        None => match crate::limits::header_procs(&log, &path, "--procs")? {
+            Some(m) => m,
             None => bail!(
                 "{}: the header has no MaxProcs; give the cluster size with --procs",
                 path.display()

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use clap::{Args, Subcommand, ValueEnum};
-use gridsched_geom::{ExpiryMode, StripOrder};
+use gridsched_geom::{ExpiryMode, MAX_RING_SLOTS, StripOrder};
 use gridsched_reservation::{
     Booking, EmptyBin, IndexKind, LactLate, MinTipReading, R2Pick, ReservationScheduler,
     RunRecorder, SchedulerConfig, SizeBins, Step2Start, Strategy,
@@ -66,7 +66,8 @@ pub struct ReservationArgs {
     /// Shortest job length; shorter idle fragments are discarded.
     #[arg(long, default_value_t = 1.0)]
     l_min: f64,
-    /// Look-ahead L: no deadline may lie further than arrival + L.
+    /// Look-ahead L: no deadline may lie further than arrival + L. With the tree index,
+    /// Min-LIP and Min-TIP keep a ring of L / (2 M l_min) strips, at most 4194302.
     #[arg(long, default_value_t = 200.0)]
     horizon: f64,
     /// Idle-period index (decisions are identical; only speed differs).
@@ -122,6 +123,7 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
 }
 
 fn reservation(args: ReservationArgs) -> Result<()> {
+    use crate::limits::short;
     crate::out::check(
         &[("--requests", Some(&args.requests))],
         &[("--out", Some(&args.out))],
@@ -155,6 +157,22 @@ fn reservation(args: ReservationArgs) -> Result<()> {
         config.options.lact_late = LactLate::LatestFeasibleCompletion;
     }
     config.validate()?;
+    if let Some(slots) = config.ring_slots()
+        && slots > MAX_RING_SLOTS
+    {
+        bail!(
+            "--horizon {} is {} strips of 2 x --strip-multiplier {} x --l-min {}: {} on the tree \
+             index keeps at most {} (horizon <= {} x 2 x strip-multiplier x l-min); use a larger \
+             --l-min or --strip-multiplier, a shorter --horizon, or --index linear",
+            short(args.horizon),
+            short((args.horizon / config.strip_width()).ceil()),
+            args.strip_multiplier,
+            short(args.l_min),
+            args.strategy,
+            MAX_RING_SLOTS - 2,
+            MAX_RING_SLOTS - 2
+        );
+    }
     let limits = RequestLimits {
         l_min: args.l_min,
         horizon: args.horizon,

@@ -37,8 +37,8 @@ pub use linear::LinearIndex;
 pub use period::{IdlePeriod, TIME_TOLERANCE, Time, Window, WindowError, time_tolerance};
 pub use strip::{StripGeometry, StripId};
 pub use strips::{
-    EndStripIndex, GlobalEndIndex, GlobalLengthIndex, GlobalStartIndex, StartStripIndex,
-    TreeConfig, TreeIndex,
+    EndStripIndex, GlobalEndIndex, GlobalLengthIndex, GlobalStartIndex, MAX_RING_SLOTS,
+    StartStripIndex, TreeConfig, TreeIndex,
 };
 pub mod coalloc;
 pub mod hetero;

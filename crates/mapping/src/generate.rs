@@ -12,7 +12,7 @@
 use gridsched_sim::StreamKey;
 use rand::Rng;
 
-use crate::etc::{Consistency, EtcError, EtcMatrix};
+use crate::etc::{Consistency, EtcError, EtcMatrix, MAX_ENTRIES};
 
 /// A uniform integer in `lo..=hi` from one `f64` draw.
 fn int_in<R: Rng + ?Sized>(rng: &mut R, lo: u32, hi: u32) -> u32 {
@@ -94,6 +94,7 @@ impl RangeBased {
         let n = self
             .tasks
             .checked_mul(self.machines)
+            .filter(|&n| n <= MAX_ENTRIES)
             .ok_or(EtcError::TooLarge {
                 tasks: self.tasks,
                 machines: self.machines,
@@ -199,10 +200,22 @@ impl KumarWorkload {
         }
     }
 
-    /// Checks the parameters.
+    /// Checks the parameters (a matrix of more than [`MAX_ENTRIES`] entries is too large).
     pub fn validate(&self) -> Result<(), String> {
         if self.tasks == 0 || self.resources == 0 {
             return Err("need at least one task and one resource".into());
+        }
+        if self
+            .tasks
+            .checked_mul(self.resources)
+            .is_none_or(|n| n > MAX_ENTRIES)
+        {
+            // The same refusal as the matrix's (EtcError::TooLarge), before anything is drawn.
+            return Err(EtcError::TooLarge {
+                tasks: self.tasks,
+                machines: self.resources,
+            }
+            .to_string());
         }
         if !(0.0..=1.0).contains(&self.minority_share) {
             return Err(format!(
@@ -388,5 +401,31 @@ mod tests {
             seen[(int_in(&mut rng, 15, 20) - 15) as usize] += 1;
         }
         assert!(seen.iter().all(|&c| c > 800), "{seen:?}");
+    }
+
+    /// `--tasks` or `--resources` 18446744073709551615 was a capacity-overflow panic.
+    #[test]
+    fn matrices_too_large_are_refused_before_drawing() {
+        let key = StreamKey::new(1, "too-large");
+        let mut w = KumarWorkload::new(KumarCase::FewShort);
+        w.tasks = usize::MAX;
+        assert_eq!(
+            w.generate(&key).unwrap_err(),
+            "18446744073709551615 tasks × 10 machines is too large"
+        );
+        w.tasks = 1000;
+        w.resources = usize::MAX;
+        assert!(w.generate(&key).unwrap_err().contains("too large"));
+        w.tasks = 1 << 16;
+        w.resources = 1 << 16;
+        assert!(w.validate().unwrap_err().contains("too large"));
+        // Braun's generator says so before drawing 2^32 values.
+        let mut r = RangeBased::braun_class("u_i_hihi").unwrap();
+        r.tasks = 1 << 32;
+        r.machines = 1;
+        assert!(matches!(
+            r.generate(&mut key.stream("etc").rng()),
+            Err(EtcError::TooLarge { .. })
+        ));
     }
 }

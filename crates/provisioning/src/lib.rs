@@ -41,7 +41,7 @@ pub mod var;
 pub use besteffort::{BestEffort, BestEffortError};
 pub use greedy::{GreedyError, GreedyPlan, Reservation, provision_greedy};
 pub use holes::{Busy, HolesError, holes, schedule_holes};
-pub use moga::{Member, MogaConfig, MogaResult, select};
+pub use moga::{MAX_POPULATION, Member, MogaConfig, MogaResult, select};
 pub use plan::{App, Candidate, Evaluation, Evaluator, Placement, Schedule, candidates_of};
 pub use pricing::{Pricer, PricingError, PricingPolicy, QueuedJob, Quote, SiteState, choose};
 pub use provision::{Provisioned, WEEK, advertised, offered_load, provision, scale_load};

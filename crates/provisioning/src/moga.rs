@@ -24,10 +24,17 @@ use rayon::prelude::*;
 
 use crate::plan::Evaluation;
 
+/// The largest population [`run`] is meant for: 10,000, a hundred times the thesis's N = 100.
+/// [`fitness`] ranks a population by comparing every pair of plans (`O(N²)` per generation,
+/// 10^8 comparisons at the limit) and every member is a genome of one bit per advertised
+/// slot, so larger populations take hours or exhaust memory; callers that take N from a user
+/// (`gridsched provision --population`) refuse more.
+pub const MAX_POPULATION: usize = 10_000;
+
 /// MOGA's parameters (the thesis's values by default).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MogaConfig {
-    /// Population size N (100).
+    /// Population size N (100; at most [`MAX_POPULATION`] is meant).
     pub population: usize,
     /// Generations after the initial population (10).
     pub generations: usize,

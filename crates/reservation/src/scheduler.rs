@@ -3,8 +3,8 @@
 use std::collections::BTreeSet;
 
 use gridsched_geom::{
-    ExpiryMode, IdlePeriod, IdlePeriodIndex, LinearIndex, Rule, StripGeometry, Time, TreeConfig,
-    TreeIndex, Window,
+    ExpiryMode, IdlePeriod, IdlePeriodIndex, LinearIndex, MAX_RING_SLOTS, Rule, StripGeometry,
+    Time, TreeConfig, TreeIndex, Window,
 };
 
 use crate::strategy::{LactLate, Placement, Strategy, StrategyOptions};
@@ -92,7 +92,39 @@ impl SchedulerConfig {
                 "the strip multiplier M must be at least 1".into(),
             ));
         }
+        if !self.strip_width().is_finite() {
+            return Err(ConfigError(format!(
+                "the strip width 2·M·l_min = 2·{}·{:e} is not a finite number",
+                self.strip_multiplier, self.l_min
+            )));
+        }
         Ok(())
+    }
+
+    /// Strip width `w = 2·M·l_min`.
+    pub fn strip_width(&self) -> Time {
+        f64::from(self.strip_multiplier.max(1)) * 2.0 * self.l_min
+    }
+
+    /// Slots of each strip ring the tree index keeps for `rules` (`⌈L / w⌉ + 2`, saturating),
+    /// or `None` when it keeps none: the linear index, LACT, and strategies answered by the
+    /// global sets or Best-fit's runs, whatever the look-ahead. A valid configuration (see
+    /// [`validate`](Self::validate)) needs at most [`MAX_RING_SLOTS`]; more is refused when
+    /// the scheduler is built.
+    pub fn ring_slots_for(&self, rules: &[Rule]) -> Option<usize> {
+        if self.index != IndexKind::Tree
+            || !self.strategy.uses_idle_periods()
+            || !TreeIndex::uses_strip_rings(rules)
+        {
+            return None;
+        }
+        let w = self.strip_width();
+        Some(((self.look_ahead / w).ceil() as usize).saturating_add(2))
+    }
+
+    /// [`ring_slots_for`](Self::ring_slots_for) the built-in strategy's rules.
+    pub fn ring_slots(&self) -> Option<usize> {
+        self.ring_slots_for(&self.options.rule_steps(self.strategy).rules())
     }
 }
 
@@ -287,6 +319,20 @@ impl ReservationScheduler {
     ) -> Result<Self, ConfigError> {
         config.validate()?;
         let rules = chooser.rules();
+        if let Some(slots) = config.ring_slots_for(&rules)
+            && slots > MAX_RING_SLOTS
+        {
+            return Err(ConfigError(format!(
+                "the look-ahead L = {:e} spans {:e} strips of width 2·M·l_min = {:e}: the tree index's \
+                 strip rings hold at most {} (L ≤ {} w); use a larger l_min or M, a shorter L, or \
+                 the linear index",
+                config.look_ahead,
+                (config.look_ahead / config.strip_width()).ceil(),
+                config.strip_width(),
+                MAX_RING_SLOTS - 2,
+                MAX_RING_SLOTS - 2
+            )));
+        }
         let engine = if config.strategy.uses_idle_periods() {
             let geometry = StripGeometry::for_min_length(config.l_min, config.strip_multiplier);
             let mut index: Box<dyn IdlePeriodIndex + Send> = match config.index {
@@ -623,5 +669,74 @@ impl LactServers {
         self.set_completion(server, end);
         self.operations += 2 * self.log_n;
         Some(Booking { server, start, end })
+    }
+}
+
+#[cfg(test)]
+mod ring_limit_tests {
+    use super::*;
+
+    fn config(strategy: Strategy, look_ahead: Time, l_min: Time) -> SchedulerConfig {
+        let mut c = SchedulerConfig::new(2, strategy);
+        c.look_ahead = look_ahead;
+        c.l_min = l_min;
+        c
+    }
+
+    /// A look-ahead of too many strips was a capacity-overflow panic (1e18), a 73 GB
+    /// allocation (1e9), a panic in the ring (l_min = 1e-20) or a run that never ended
+    /// (l_min = 1e-6): each is now a configuration error, for the strategies that keep a strip
+    /// ring on the tree index only.
+    #[test]
+    fn look_aheads_of_too_many_strips_are_refused_where_a_ring_is_built() {
+        for (strategy, look_ahead, l_min) in [
+            (Strategy::MinLip, 1e18, 1.0),
+            (Strategy::MinLip, 1e9, 1.0),
+            (Strategy::MinTip, 1e9, 1.0),
+            (Strategy::MinLip, 200.0, 1e-20),
+            (Strategy::MinLip, 200.0, 1e-6),
+        ] {
+            let c = config(strategy, look_ahead, l_min);
+            assert!(c.ring_slots().unwrap() > MAX_RING_SLOTS);
+            let e = ReservationScheduler::new(c).unwrap_err().to_string();
+            assert!(e.contains("strip rings hold at most 4194302"), "{e}");
+        }
+        // The limit itself: L = 4,194,302 strips of width 2.
+        let edge = config(Strategy::MinLip, 2.0 * 4_194_302.0, 1.0);
+        assert_eq!(edge.ring_slots(), Some(MAX_RING_SLOTS));
+        assert!(ReservationScheduler::new(edge).is_ok());
+        // No ring: the global sets, Best-fit's runs, LACT and the linear index take any L.
+        for strategy in [
+            Strategy::FirstFit,
+            Strategy::BestFit,
+            Strategy::MaxLip,
+            Strategy::MaxTip,
+            Strategy::Lact,
+        ] {
+            let c = config(strategy, 1e18, 1.0);
+            assert_eq!(c.ring_slots(), None, "{strategy}");
+            assert!(ReservationScheduler::new(c).is_ok(), "{strategy}");
+        }
+        let mut linear = config(Strategy::MinLip, 1e18, 1.0);
+        linear.index = IndexKind::Linear;
+        assert_eq!(linear.ring_slots(), None);
+        assert!(ReservationScheduler::new(linear).is_ok());
+        // A chooser of one's own that asks no rule gets the start strips: a ring.
+        let own = RuleSteps(Vec::new());
+        let e =
+            ReservationScheduler::with_chooser(config(Strategy::FirstFit, 1e9, 1.0), Box::new(own))
+                .unwrap_err();
+        assert!(e.to_string().contains("strip rings"), "{e}");
+    }
+
+    #[test]
+    fn a_strip_width_that_overflows_is_refused() {
+        let c = config(Strategy::MinLip, 1e308, 1e308);
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("is not a finite number")
+        );
     }
 }

@@ -8,7 +8,8 @@ use gridsched_geom::coalloc::literal::{literal_search, quantum_members};
 use gridsched_geom::coalloc::{CoallocPeriod, OPEN_END};
 use gridsched_reservation::coalloc::{
     ArSelect, CoallocConfig, CoallocPick, CoallocRequest, CoallocScheduler, HoldMode, LengthField,
-    audit, make_advance_reservations, requests_from_swf,
+    MAX_QUANTA, MAX_RANGE_TREE_SERVERS, MAX_SERVERS, QuantizedIndex, audit,
+    make_advance_reservations, requests_from_swf,
 };
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -89,6 +90,71 @@ fn f5_2c_hold_then_success() {
     assert_eq!(o.retries, 4, "maxRet = Q/2 = 4");
     assert_eq!(o.holds, 1);
     assert_eq!(servers_of(&run), vec![2, 1, 0], "S3, S2, then S1");
+}
+
+#[test]
+fn sizes_the_index_cannot_hold_are_refused_before_allocating() {
+    let err = |cfg: CoallocConfig| CoallocScheduler::new(cfg).unwrap_err().to_string();
+    // 2^31 servers tried to allocate about 100 GB and aborted.
+    assert_eq!(
+        err(CoallocConfig {
+            servers: 1 << 31,
+            ..CoallocConfig::default()
+        }),
+        "2147483648 servers: the index holds at most 16777216 (about 48 bytes each)"
+    );
+    assert!(
+        err(CoallocConfig {
+            servers: MAX_RANGE_TREE_SERVERS + 1,
+            range_tree_budget: Some(64),
+            ..CoallocConfig::default()
+        })
+        .contains("with the range tree the index holds at most 1048576")
+    );
+    // 8.64e9 one-second quanta tried to allocate 550 GB.
+    let e = err(CoallocConfig {
+        servers: 4,
+        quantum: 1,
+        horizon: 100_000 * 86_400,
+        ..CoallocConfig::default()
+    });
+    assert!(
+        e.contains("holds 4294967295 quanta of 1 s: at most 65536"),
+        "{e}"
+    );
+    assert!(
+        err(CoallocConfig {
+            servers: 4,
+            quantum: 1,
+            horizon: i64::MAX,
+            ..CoallocConfig::default()
+        })
+        .contains("at most 65536")
+    );
+    // The limits themselves are accepted.
+    let edge = CoallocConfig {
+        servers: 4,
+        quantum: 1,
+        horizon: i64::from(MAX_QUANTA),
+        ..CoallocConfig::default()
+    };
+    assert_eq!(edge.quanta(), MAX_QUANTA);
+    assert!(CoallocScheduler::new(edge).is_ok());
+    assert!(
+        CoallocConfig {
+            servers: MAX_SERVERS,
+            ..CoallocConfig::default()
+        }
+        .validate()
+        .is_ok()
+    );
+    assert!(
+        QuantizedIndex::new(MAX_SERVERS + 1, 900, 200, 1, 0)
+            .unwrap_err()
+            .to_string()
+            .contains("at most 16777216")
+    );
+    assert!(QuantizedIndex::new(4, 900, MAX_QUANTA + 1, 1, 0).is_err());
 }
 
 #[test]

@@ -6,14 +6,16 @@
 //!   times in seconds (decimals allowed, kept to the millisecond), `length` on a machine of
 //!   the reference speed.
 //!
-//! Every row is checked (positive CPUs and length, deadline not before submit, a job no wider
-//! than the widest machine, unique ids, known columns); an error names the file and line.
+//! Every row is checked (positive CPUs and length, at most [`MAX_CAPACITY`] CPUs per machine,
+//! deadline not before submit, a job no wider than the widest machine, unique ids, known
+//! columns); an error names the file and line.
 
 use std::collections::BTreeSet;
 use std::fmt::{self, Write as _};
 use std::path::Path;
 
-use gridsched_batch::{Job, Machine};
+use gridsched_batch::{Job, MAX_CAPACITY, Machine};
+use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT};
 
 use crate::Time;
 use crate::workload::MS;
@@ -143,6 +145,11 @@ pub fn parse_machines(text: &str, file: &str) -> Result<Vec<MachineRow>, InputEr
             })
         };
         let cpus = positive("cpus", f[ix[1].expect("required")])?;
+        if cpus > MAX_CAPACITY {
+            return Err(err(format!(
+                "machine `{id}`: cpus {cpus} is too large: a machine has at most {MAX_CAPACITY}"
+            )));
+        }
         let speed = positive("speed", f[ix[2].expect("required")])?;
         if !seen.insert(id.clone()) {
             return Err(err(format!("duplicate machine id `{id}`")));
@@ -162,10 +169,19 @@ pub fn parse_machines(text: &str, file: &str) -> Result<Vec<MachineRow>, InputEr
     Ok(out)
 }
 
-/// Seconds (decimals allowed) to whole milliseconds.
-fn seconds(v: &str) -> Option<Time> {
-    let x: f64 = v.parse().ok()?;
-    x.is_finite().then(|| (x * MS as f64).round() as Time)
+/// Seconds (decimals allowed) to whole milliseconds; `None` if `v` is not a finite number, an
+/// error (the rest of a message) if it is beyond [`MAX_SECONDS`] either way: milliseconds
+/// would overflow or be cut, and the simulation adds times up.
+fn seconds(v: &str) -> Result<Option<Time>, String> {
+    let Some(x) = v.parse::<f64>().ok().filter(|x| x.is_finite()) else {
+        return Ok(None);
+    };
+    if x.abs() > MAX_SECONDS as f64 {
+        return Err(format!(
+            "{v} s is beyond {MAX_SECONDS_TEXT}, the longest time the model represents exactly"
+        ));
+    }
+    Ok(Some((x * MS as f64).round() as Time))
 }
 
 /// Reads a jobs file, checking every job against the machines (`widest` CPUs).
@@ -195,6 +211,7 @@ pub fn parse_jobs(text: &str, file: &str, widest: u32) -> Result<Vec<Job>, Input
             .parse()
             .map_err(|_| err(format!("job id `{raw_id}` must be a whole number")))?;
         let submit = seconds(f[ix[1].expect("required")])
+            .map_err(|m| err(format!("job {id}: submit time {m}")))?
             .filter(|&s| s >= 0)
             .ok_or_else(|| {
                 err(format!(
@@ -207,6 +224,7 @@ pub fn parse_jobs(text: &str, file: &str, widest: u32) -> Result<Vec<Job>, Input
             .filter(|&c| c > 0)
             .ok_or_else(|| err(format!("job {id}: cpus must be a positive whole number")))?;
         let length = seconds(f[ix[3].expect("required")])
+            .map_err(|m| err(format!("job {id}: length {m}")))?
             .filter(|&l| l > 0)
             .ok_or_else(|| {
                 err(format!(
@@ -222,11 +240,13 @@ pub fn parse_jobs(text: &str, file: &str, widest: u32) -> Result<Vec<Job>, Input
         if let Some(c) = ix[4] {
             let v = f[c];
             if !v.is_empty() {
-                let d = seconds(v).ok_or_else(|| {
-                    err(format!(
-                        "job {id}: deadline `{v}` is not a number of seconds"
-                    ))
-                })?;
+                let d = seconds(v)
+                    .map_err(|m| err(format!("job {id}: deadline {m}")))?
+                    .ok_or_else(|| {
+                        err(format!(
+                            "job {id}: deadline `{v}` is not a number of seconds"
+                        ))
+                    })?;
                 if d < submit {
                     return Err(err(format!(
                         "job {id}: deadline {v} s is before its submit time"
@@ -345,6 +365,24 @@ mod tests {
             "j.csv:2: job 1 needs 9 CPUs; the widest machine has 8"
         );
         assert!(e("id,submit,cpus,length\n1,0,1,-5\n").contains("j.csv:2: job 1: length"));
+        // 1e300 was cut to i64::MAX ms (length) or never ran (submit).
+        assert_eq!(
+            e("id,submit,cpus,length\n1,0,1,1e300\n"),
+            "j.csv:2: job 1: length 1e300 s is beyond 10^12 s (about 31,700 years), the longest time the model represents exactly"
+        );
+        assert!(
+            e("id,submit,cpus,length\n1,1e300,1,5\n")
+                .contains("job 1: submit time 1e300 s is beyond")
+        );
+        assert!(
+            e("id,submit,cpus,length,deadline\n1,0,1,5,1e13\n")
+                .contains("job 1: deadline 1e13 s is beyond")
+        );
+        let edge = parse_jobs("id,submit,cpus,length\n1,1e12,1,1e12\n", "j.csv", 8).unwrap();
+        assert_eq!(
+            (edge[0].submit, edge[0].run),
+            (MAX_SECONDS * MS, MAX_SECONDS * MS)
+        );
         assert!(
             e("id,submit,cpus,length,deadline\n1,10,1,5,3\n").contains("before its submit time")
         );
@@ -356,6 +394,13 @@ mod tests {
         assert!(e("id,submit,cpus,length\n1,0,1\n").contains("j.csv:2: 3 fields"));
         let e = parse_machines("id,cpus,speed\na,0,200\n", "m.csv").unwrap_err();
         assert_eq!(e.line, 2);
+        assert!(parse_machines("id,cpus,speed\na,268435456,1\n", "m.csv").is_ok());
+        assert_eq!(
+            parse_machines("id,cpus,speed\na,4,1\nb,300000000,1\n", "m.csv")
+                .unwrap_err()
+                .to_string(),
+            "m.csv:3: machine `b`: cpus 300000000 is too large: a machine has at most 268435456"
+        );
         assert!(parse_machines("id,cpus,speed\n", "m.csv").is_err());
         assert!(
             parse_machines("id,cpus,speed\na,1,1\na,2,2\n", "m.csv")

@@ -157,7 +157,9 @@ impl GridWorkload {
                 let run = Time::from(exec) * MS;
                 let job = Job::new(u64::from(i) + 1, submit, procs, run);
                 if has_deadline {
-                    job.deadline(submit + (delta * run as f64).ceil() as Time)
+                    // Saturating: a τ so large that times leave i64 is refused by callers
+                    // (`gridsched grid generate`), not wrapped into a negative deadline here.
+                    job.deadline(submit.saturating_add((delta * run as f64).ceil() as Time))
                 } else {
                     job
                 }

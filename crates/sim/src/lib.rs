@@ -12,6 +12,7 @@
 //!   integer-millisecond time, delivery times from a pluggable network delay model.
 //! - [`data`]: where the real input data (logs, matrices, workflows) is read from.
 //! - [`fmt`]: integer and float formatting for large CSV outputs, byte-identical to `Display`.
+//! - [`limits`]: the largest times the integer-second models accept ([`MAX_SECONDS`]).
 //!
 //! Nothing here knows about any paper.
 
@@ -20,6 +21,7 @@ pub mod data;
 pub mod dist;
 pub mod events;
 pub mod fmt;
+pub mod limits;
 pub mod rng;
 pub mod stats;
 
@@ -30,5 +32,6 @@ pub use actors::{
 pub use data::{DATA_ENV, data_dir};
 pub use dist::{BoundedPareto, DistError, Exponential, Uniform};
 pub use events::EventQueue;
+pub use limits::{MAX_SECONDS, MAX_SECONDS_TEXT};
 pub use rng::{SimRng, StreamKey};
 pub use stats::{Summary, mean_ci95};

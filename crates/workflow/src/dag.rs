@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use crate::error::{ErrorKind, Location, Role, WorkflowError};
+use gridsched_sim::MAX_SECONDS;
 
 /// A task's index in its [`Workflow`] (`0..len`). Ids are dense and follow insertion order (file
 /// order for the readers).
@@ -371,6 +372,8 @@ pub struct WorkflowBuilder {
     files: Vec<File>,
     file_index: HashMap<String, FileId>,
     pending: Vec<PendingEdge>,
+    /// Σ runtime of the tasks added (at most [`MAX_SECONDS`]).
+    total_runtime: f64,
 }
 
 impl WorkflowBuilder {
@@ -384,6 +387,7 @@ impl WorkflowBuilder {
             files: Vec::new(),
             file_index: HashMap::new(),
             pending: Vec::new(),
+            total_runtime: 0.0,
         }
     }
 
@@ -411,7 +415,8 @@ impl WorkflowBuilder {
         WorkflowError::new(self.source.clone(), at, kind)
     }
 
-    /// Adds a task. Refuses a duplicate id and a runtime that is negative, NaN or infinite.
+    /// Adds a task. Refuses a duplicate id, a runtime that is negative, NaN or infinite, and
+    /// one that takes the tasks' total run time beyond [`MAX_SECONDS`] (10^12 s).
     pub fn add_task(
         &mut self,
         id: impl Into<String>,
@@ -434,9 +439,21 @@ impl WorkflowBuilder {
                 },
             ));
         }
+        let total = self.total_runtime + runtime;
+        if total > MAX_SECONDS as f64 {
+            return Err(self.error(
+                at,
+                ErrorKind::RuntimeTooLarge {
+                    task: id,
+                    value: runtime,
+                    total,
+                },
+            ));
+        }
         if self.tasks.len() >= u32::MAX as usize {
             return Err(self.error(at, ErrorKind::Schema("more than 2^32 - 1 tasks".into())));
         }
+        self.total_runtime = total;
         let t = TaskId(self.tasks.len() as u32);
         self.index.insert(id.clone(), t);
         self.tasks.push(Task {
@@ -886,6 +903,25 @@ mod tests {
         );
         let e = b.add_task("n", "A", -1.0, 1, Location::None).unwrap_err();
         assert!(matches!(e.kind, ErrorKind::BadRuntime { .. }));
+        // 1e300 s made provision print negative end times and costs.
+        let e = b
+            .add_task("big", "A", 1e300, 1, Location::None)
+            .unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::RuntimeTooLarge { .. }));
+        assert!(
+            e.to_string()
+                .contains("task \"big\": runtime 1e300 s is beyond 10^12 s (about 31,700 years)"),
+            "{e}"
+        );
+        b.add_task("half", "A", 6e11, 1, Location::None).unwrap();
+        let e = b
+            .add_task("more", "A", 6e11, 1, Location::None)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("makes the workflow's total run time 1200000000001 s, beyond"),
+            "{e}"
+        );
         b.depend(
             "zz",
             "a",

@@ -171,6 +171,15 @@ pub enum ErrorKind {
     /// A runtime that is not a finite, non-negative number of seconds (`value` as written).
     #[error("task \"{task}\": runtime {value} is not a finite non-negative number of seconds")]
     BadRuntime { task: String, value: String },
+    /// A runtime that takes the workflow's total run time (`total`, this task included) beyond
+    /// [`MAX_SECONDS`](gridsched_sim::MAX_SECONDS): schedules add run times up in whole
+    /// seconds, so such a workflow would overflow or lose seconds instead of being scheduled.
+    #[error("task \"{task}\": runtime {} s {}", short(*.value), beyond_limit(*.value, *.total))]
+    RuntimeTooLarge {
+        task: String,
+        value: f64,
+        total: f64,
+    },
     /// Two tasks with the same id; `first` is where the first one was defined.
     #[error("duplicate task id \"{task}\" (first defined at{first})")]
     DuplicateTask { task: String, first: Location },
@@ -189,6 +198,27 @@ pub enum ErrorKind {
     /// A generator or model parameter out of its domain.
     #[error("parameter {name}: {message}")]
     InvalidParameter { name: &'static str, message: String },
+}
+
+/// A number as `Display` writes it, or in exponent form when that would be long (`1e300`).
+fn short(x: f64) -> String {
+    if x.abs() >= 1e15 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+fn beyond_limit(value: f64, total: f64) -> String {
+    let limit = gridsched_sim::MAX_SECONDS_TEXT;
+    if value > gridsched_sim::MAX_SECONDS as f64 {
+        format!("is beyond {limit}, the longest run time the models represent exactly")
+    } else {
+        format!(
+            "makes the workflow's total run time {} s, beyond {limit}, the most the models represent exactly",
+            short(total)
+        )
+    }
 }
 
 fn of_task(of: &Option<String>) -> String {

@@ -10,8 +10,8 @@ pub mod requests;
 pub mod synthetic;
 
 pub use requests::{
-    InputError, Request, RequestFile, RequestLimits, read_requests, read_requests_from,
-    write_requests,
+    InputError, MAX_TIME_IN_LENGTHS, Request, RequestFile, RequestLimits, read_requests,
+    read_requests_from, write_requests,
 };
 pub use synthetic::{ReadyOffset, ReservationStream, ReservationWorkload};
 pub mod hetero;

@@ -59,6 +59,13 @@ impl InputError {
 
 const COLUMNS: [&str; 5] = ["id", "arrival", "ready", "length", "deadline"];
 
+/// How far out a request's times may lie, in units of its own length: 2^32. Times are `f64`;
+/// at `t ≤ 2^32 · length` a time's rounding step is at most `length / 2^20`, so a job's start
+/// and end stay apart and the feasibility tolerance (eight rounding steps) stays far below
+/// the length. An arrival of 1e17 with a length of 5 used to give a booking whose start equals
+/// its end.
+pub const MAX_TIME_IN_LENGTHS: f64 = 4_294_967_296.0;
+
 /// Validates one request against the stream rules; `previous_arrival` enforces order.
 pub fn validate(
     arrival: Time,
@@ -102,6 +109,15 @@ pub fn validate(
         return Err(format!(
             "length {length} is shorter than the minimum job length l_min = {}",
             limits.l_min
+        ));
+    }
+    let latest = arrival.max(ready).max(deadline);
+    if latest > MAX_TIME_IN_LENGTHS * length {
+        return Err(format!(
+            "time {latest} is beyond 2^32 × the length {length} = {}: that far out, a time \
+             is not exact to a millionth of the job's length (its start and end could round \
+             to the same number)",
+            MAX_TIME_IN_LENGTHS * length
         ));
     }
     let tol = time_tolerance(deadline.abs().max(ready.abs()));
@@ -532,6 +548,35 @@ mod tests {
             &limits,
         );
         assert!(r.is_ok(), "{r:?}");
+    }
+
+    /// An arrival of 1e17 with a length of 5 gave a booking whose start equals its end.
+    #[test]
+    fn times_too_far_out_for_the_length_are_refused() {
+        let limits = RequestLimits {
+            l_min: 1.0,
+            horizon: f64::INFINITY,
+        };
+        let e = read_requests_from(
+            "id,arrival,ready,length,deadline\na,0,0,5,20\nb,1e17,1e17,5,1e17\n".as_bytes(),
+            "in.csv",
+            &limits,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("in.csv:3: request `b`: time 100000000000000000 is beyond 2^32 × the length 5 = 21474836480"),
+            "{e}"
+        );
+        // The limit itself.
+        let edge = 4_294_967_296.0 * 5.0;
+        let text = format!("id,arrival,ready,length,deadline\na,0,{edge},5,{edge}\n");
+        assert!(read_requests_from(text.as_bytes(), "in.csv", &limits).is_err());
+        let text = format!(
+            "id,arrival,ready,length,deadline\na,0,{},5,{edge}\n",
+            edge - 5.0
+        );
+        assert!(read_requests_from(text.as_bytes(), "in.csv", &limits).is_ok());
     }
 
     #[test]

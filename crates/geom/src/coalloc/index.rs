@@ -8,7 +8,7 @@ use super::search::{
     CoallocPick, PrimarySeq, RetrievalGroup, SearchScratch, SearchStats, retrieve_by_reading,
     search_seq,
 };
-use super::{CoallocError, CoallocPeriod, OPEN_END};
+use super::{CoallocError, CoallocPeriod, MAX_QUANTA, MAX_SERVERS, OPEN_END};
 
 /// The outcome of one attempt ([`QuantizedIndex::select`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -71,6 +71,11 @@ impl QuantizedIndex {
                 "the number of servers must be positive".into(),
             ));
         }
+        if servers > MAX_SERVERS {
+            return Err(CoallocError::Config(format!(
+                "{servers} servers: the index holds at most {MAX_SERVERS} (about 48 bytes each)"
+            )));
+        }
         if quantum <= 0 {
             return Err(CoallocError::Config(format!(
                 "the quantum length must be positive, got {quantum}"
@@ -80,6 +85,11 @@ impl QuantizedIndex {
             return Err(CoallocError::Config(
                 "the number of quanta Q must be positive".into(),
             ));
+        }
+        if quanta > MAX_QUANTA {
+            return Err(CoallocError::Config(format!(
+                "Q = {quanta} quanta: the index keeps at most {MAX_QUANTA} (every idle period is stored in each quantum it spans)"
+            )));
         }
         if min_fragment < 1 {
             return Err(CoallocError::Config(format!(

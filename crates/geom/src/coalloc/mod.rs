@@ -44,6 +44,24 @@ pub use search::{CoallocPick, SearchScratch, SearchStats, search};
 /// The end of an open-ended idle period (a server's tail).
 pub const OPEN_END: i64 = i64::MAX;
 
+/// The most servers a [`QuantizedIndex`] holds: 2^24 = 16,777,216. Every server keeps at
+/// least its tail in the lists (a 24-byte period, built once and copied into the chunked
+/// list), about 48 bytes per server measured, so about 800 MB at the limit;
+/// [`QuantizedIndex::new`] refuses more (a larger count would try to allocate tens of GB
+/// before the first request).
+pub const MAX_SERVERS: u32 = 1 << 24;
+
+/// The most servers a [`QuantizedIndex`] holds with its range tree
+/// ([`QuantizedIndex::with_range_tree`]): 2^20 = 1,048,576. The tree costs about 1 KB per
+/// live period (its `O(V log V)` secondaries), so about 1 GB at the limit.
+pub const MAX_RANGE_TREE_SERVERS: u32 = 1 << 20;
+
+/// The most quanta `Q` a [`QuantizedIndex`] keeps live: 2^16 = 65,536 (e.g. 1-second quanta
+/// over 18 hours, or the thesis's 15-minute quanta over 1.9 years; the thesis has 200). Every
+/// idle period is stored in each live quantum it intersects, so memory grows with `Q` times
+/// the idle periods, and the ring allocates its `Q + 1` lists up front.
+pub const MAX_QUANTA: u32 = 1 << 16;
+
 /// An idle period `[start, end)` of one server, in integer time; `end == OPEN_END` for a tail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CoallocPeriod {

@@ -86,17 +86,55 @@ fn walks_start_strips(rule: Rule) -> bool {
     )
 }
 
-impl TreeIndex {
-    /// An index for a strategy that asks `rules` (any subset; empty means "start strips only").
-    pub fn new(config: TreeConfig, rules: &[Rule]) -> Self {
-        let wants_end = rules.iter().any(|r| EndStripIndex::supports(*r));
-        let best_fit = rules.contains(&Rule::ShortestFeasible);
-        let wants_start = rules
+/// Which structures [`TreeIndex::new`] builds for `rules`.
+struct Wants {
+    start: bool,
+    global_start: bool,
+    end: bool,
+    global_end: bool,
+    best_fit: bool,
+}
+
+impl Wants {
+    fn of(rules: &[Rule]) -> Self {
+        let end = rules.iter().any(|r| EndStripIndex::supports(*r));
+        let start = rules
             .iter()
             .any(|r| *r != Rule::ShortestFeasible && StartStripIndex::supports(*r))
             || rules.is_empty();
-        let global_start = rules.iter().any(|r| walks_start_strips(*r));
-        let global_end = rules.contains(&Rule::LatestEndAfterDeadline);
+        Wants {
+            start,
+            global_start: rules.iter().any(|r| walks_start_strips(*r)),
+            end,
+            global_end: rules.contains(&Rule::LatestEndAfterDeadline),
+            best_fit: rules.contains(&Rule::ShortestFeasible),
+        }
+    }
+}
+
+impl TreeIndex {
+    /// Whether [`TreeIndex::new`] builds a strip ring for `rules` (a [`StartStripIndex`] or
+    /// an [`EndStripIndex`]): then the configuration's
+    /// [`ring_slots`](TreeConfig::ring_slots) must be at most
+    /// [`MAX_RING_SLOTS`](super::MAX_RING_SLOTS). The global sets and Best-fit's runs keep no
+    /// ring, whatever the look-ahead.
+    pub fn uses_strip_rings(rules: &[Rule]) -> bool {
+        let w = Wants::of(rules);
+        (w.start && !w.global_start) || (w.end && !w.global_end)
+    }
+
+    /// An index for a strategy that asks `rules` (any subset; empty means "start strips only").
+    ///
+    /// Panics if it builds a strip ring ([`TreeIndex::uses_strip_rings`]) for a look-ahead of
+    /// more than [`MAX_RING_SLOTS`](super::MAX_RING_SLOTS) slots.
+    pub fn new(config: TreeConfig, rules: &[Rule]) -> Self {
+        let Wants {
+            start: wants_start,
+            global_start,
+            end: wants_end,
+            global_end,
+            best_fit,
+        } = Wants::of(rules);
         TreeIndex {
             start: (wants_start && !global_start).then(|| StartStripIndex::new(config)),
             global_start: (wants_start && global_start).then(|| GlobalStartIndex::new(config)),

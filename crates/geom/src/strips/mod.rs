@@ -108,8 +108,41 @@ impl TreeConfig {
     }
 
     /// Ring slots: `ceil(L / w) + 2` (spec §2.3), enough for the strips of
-    /// `[floor(now / w) w, now + L]`.
+    /// `[floor(now / w) w, now + L]` (saturating at `usize::MAX`). An index that keeps strip
+    /// rings ([`StartStripIndex`], [`EndStripIndex`]; [`TreeIndex::uses_strip_rings`] says
+    /// which rules build one) can be built only when this is at most [`MAX_RING_SLOTS`].
     pub fn ring_slots(&self) -> usize {
-        (self.look_ahead / self.geometry.width()).ceil() as usize + 2
+        ((self.look_ahead / self.geometry.width()).ceil() as usize).saturating_add(2)
+    }
+}
+
+/// The most slots a strip ring may have: 2^22 = 4,194,304, so a look-ahead of at most
+/// 4,194,302 strips (`L ≤ 4,194,302 · w`). A slot costs 112–136 bytes and the ring is
+/// allocated whole (rounded up to a power of two), so a ring at the limit takes about
+/// 0.5 GB; a longer look-ahead would allocate tens of GB or overflow, and walking its strips
+/// would take as long. Building a [`StartStripIndex`] or [`EndStripIndex`] for more panics;
+/// `ReservationScheduler` refuses such configurations with an error.
+pub const MAX_RING_SLOTS: usize = 1 << 22;
+
+#[cfg(test)]
+mod ring_limit_tests {
+    use super::*;
+    use crate::Rule;
+
+    #[test]
+    fn ring_slots_saturate_and_only_strip_indexes_need_a_ring() {
+        let tiny = TreeConfig::new(StripGeometry::new(2e-20), 200.0);
+        assert_eq!(tiny.ring_slots(), usize::MAX);
+        let huge = TreeConfig::new(StripGeometry::for_min_length(1.0, 1), 1e300);
+        assert_eq!(huge.ring_slots(), usize::MAX);
+        let edge = TreeConfig::new(StripGeometry::for_min_length(1.0, 1), 2.0 * 4_194_302.0);
+        assert_eq!(edge.ring_slots(), MAX_RING_SLOTS);
+        assert!(!TreeIndex::uses_strip_rings(&[Rule::EarliestFeasible]));
+        assert!(!TreeIndex::uses_strip_rings(&[Rule::ShortestFeasible]));
+        assert!(TreeIndex::uses_strip_rings(&[]));
+        // The index at the limit builds; one slot more would panic instead of allocating.
+        let _ = TreeIndex::new(edge, &[]);
+        let over = TreeConfig::new(StripGeometry::for_min_length(1.0, 1), 2.0 * 4_194_303.0);
+        assert!(std::panic::catch_unwind(|| StartStripIndex::new(over)).is_err());
     }
 }

@@ -3,9 +3,7 @@
 
 use crate::strip::StripId;
 
-/// Hard limit on the number of slots a ring may grow to (a safety net against a look-ahead
-/// that is wildly too small or a period far in the future: each slot costs a few bytes).
-const MAX_SLOTS: usize = 1 << 22;
+use super::MAX_RING_SLOTS as MAX_SLOTS;
 
 /// Slots for the strips `[base, base + len)`; slot of strip `g` = `(head + g - base) mod len`.
 /// Rotation by one strip is `O(1)`: the oldest slot is taken out and reused for the new last
@@ -20,7 +18,15 @@ pub(crate) struct Ring<T> {
 impl<T: Default + Clone> Ring<T> {
     /// At least `len` empty slots (rounded up to a power of two, so that a slot is found by
     /// masking rather than by a division) starting at strip `base`.
+    ///
+    /// Panics if `len` is above [`MAX_RING_SLOTS`](super::MAX_RING_SLOTS): a look-ahead of too
+    /// many strips (callers check `TreeConfig::ring_slots` first, as the reservation
+    /// scheduler's configuration check does).
     pub(crate) fn new(len: usize, base: StripId) -> Self {
+        assert!(
+            len <= MAX_SLOTS,
+            "a strip ring of {len} slots: the look-ahead spans more than {MAX_SLOTS} strips"
+        );
         Ring {
             slots: vec![T::default(); len.max(1).next_power_of_two()],
             head: 0,

@@ -327,10 +327,38 @@ pub fn segment_order(etc: &EtcMatrix, key: SegmentKey) -> Vec<usize> {
 }
 
 /// Cuts `order` into `n` contiguous segments at `floor(v·t/n)` (sizes differ by at most one;
-/// some are empty when `n > t`).
+/// some are empty when `n > t`). Allocates `n` slices: see [`nonempty_segments`] for any `n`.
 pub fn split_segments(order: &[usize], n: usize) -> Vec<&[usize]> {
     let t = order.len();
-    (0..n).map(|v| &order[v * t / n..(v + 1) * t / n]).collect()
+    (0..n)
+        .map(|v| &order[boundary(v, t, n)..boundary(v + 1, t, n)])
+        .collect()
+}
+
+/// `floor(v·t/n)` without overflow.
+fn boundary(v: usize, t: usize, n: usize) -> usize {
+    (v as u128 * t as u128 / n as u128) as usize
+}
+
+/// The non-empty segments of [`split_segments`] with their numbers `v`, in order, for any
+/// `n ≥ 1` (up to `usize::MAX`): at most `t` of them, found without visiting the empty ones.
+/// Position `k` lies in segment `ceil((k + 1)·n / t) − 1`, the last `v` with
+/// `floor(v·t/n) ≤ k`.
+pub fn nonempty_segments(order: &[usize], n: usize) -> impl Iterator<Item = (usize, &[usize])> {
+    assert!(n > 0, "at least one segment");
+    let t = order.len();
+    let mut k = 0;
+    std::iter::from_fn(move || {
+        if k >= t {
+            return None;
+        }
+        let v = ((k as u128 + 1) * n as u128).div_ceil(t as u128) - 1;
+        let v = v as usize;
+        let end = boundary(v + 1, t, n);
+        let seg = &order[k..end];
+        k = end;
+        Some((v, seg))
+    })
 }
 
 fn check_ready(etc: &EtcMatrix, ready: &[f64]) -> Result<(), MapError> {
@@ -432,7 +460,7 @@ pub(crate) fn run(
         let order = segment_order(etc, key);
         let mut ready = initial_ready.to_vec();
         let mut picks = Vec::with_capacity(etc.tasks());
-        for (v, seg) in split_segments(&order, n).into_iter().enumerate() {
+        for (v, seg) in nonempty_segments(&order, n) {
             let mut sink = Sink {
                 out: &mut picks,
                 segment: v,
@@ -532,6 +560,63 @@ mod tests {
             .map(|s| s.len())
             .collect();
         assert_eq!(sizes, [0, 1, 1]);
+    }
+
+    #[test]
+    fn nonempty_segments_are_the_split_without_the_empty_ones() {
+        for t in 0..13 {
+            let order: Vec<usize> = (0..t).collect();
+            for n in 1..40 {
+                let all: Vec<(usize, &[usize])> = split_segments(&order, n)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, s)| !s.is_empty())
+                    .collect();
+                let lazy: Vec<(usize, &[usize])> = nonempty_segments(&order, n).collect();
+                assert_eq!(lazy, all, "t = {t}, n = {n}");
+            }
+        }
+        // usize::MAX segments of 3 tasks (3 divides 2^64 - 1): one task in the last segment of
+        // each third, nothing allocated.
+        let order = [7, 8, 9];
+        let v: Vec<(usize, &[usize])> = nonempty_segments(&order, usize::MAX).collect();
+        let m = usize::MAX;
+        assert_eq!(
+            v,
+            [
+                (m / 3 - 1, &[7][..]),
+                (m / 3 * 2 - 1, &[8][..]),
+                (m - 1, &[9][..])
+            ]
+        );
+    }
+
+    /// `--segments 18446744073709551615` was a capacity-overflow panic.
+    #[test]
+    fn any_number_of_segments_maps_every_task_once() {
+        let etc = EtcMatrix::from_rows(&[[3.0, 1.0], [2.0, 5.0], [4.0, 4.0]]).unwrap();
+        for h in [
+            Heuristic::Sas {
+                segments: usize::MAX,
+                variant: SufferageVariant::Batch,
+            },
+            Heuristic::Sas {
+                segments: usize::MAX,
+                variant: SufferageVariant::Sequential,
+            },
+            Heuristic::SegmentedMinMin {
+                segments: usize::MAX,
+                key: SegmentKey::Avg,
+            },
+        ] {
+            let s = h.map(&etc).unwrap();
+            let mut tasks: Vec<usize> = s.picks().iter().map(|p| p.task).collect();
+            tasks.sort_unstable();
+            assert_eq!(tasks, [0, 1, 2], "{h}");
+            // Three segments of one task: the same schedule as N = 3, segment numbers apart.
+            let three = h.with_segments(3).map(&etc).unwrap();
+            assert_eq!(s.makespan(), three.makespan(), "{h}");
+        }
     }
 
     #[test]

@@ -17,7 +17,9 @@
 mod scheduler;
 mod workload;
 
-pub use gridsched_geom::coalloc::{CoallocPeriod, CoallocPick, QuantizedIndex};
+pub use gridsched_geom::coalloc::{
+    CoallocPeriod, CoallocPick, MAX_QUANTA, MAX_RANGE_TREE_SERVERS, MAX_SERVERS, QuantizedIndex,
+};
 pub use scheduler::{
     CoallocConfig, CoallocError, CoallocRun, CoallocScheduler, HoldMode, JobOutcome, audit,
 };

@@ -3,7 +3,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use gridsched_geom::coalloc::{CoallocPeriod, CoallocPick, QuantizedIndex};
+use gridsched_geom::coalloc::{
+    CoallocPeriod, CoallocPick, MAX_QUANTA, MAX_RANGE_TREE_SERVERS, MAX_SERVERS, QuantizedIndex,
+};
 
 use super::workload::CoallocRequest;
 
@@ -69,9 +71,11 @@ impl Default for CoallocConfig {
 }
 
 impl CoallocConfig {
-    /// `Q = ⌈H / l_q⌉`.
+    /// `Q = ⌈H / l_q⌉` (`u32::MAX` when larger).
     pub fn quanta(&self) -> u32 {
-        u32::try_from((self.horizon + self.quantum - 1) / self.quantum.max(1)).unwrap_or(u32::MAX)
+        let q = self.quantum.max(1);
+        let quanta = self.horizon / q + i64::from(self.horizon % q > 0);
+        u32::try_from(quanta).unwrap_or(u32::MAX)
     }
 
     /// `maxRet`.
@@ -79,11 +83,24 @@ impl CoallocConfig {
         self.max_retries.unwrap_or(self.quanta() / 2)
     }
 
-    /// Rejects nonsensical settings.
+    /// Rejects nonsensical settings, and sizes the index cannot hold
+    /// ([`MAX_SERVERS`], [`MAX_RANGE_TREE_SERVERS`] with the range tree, [`MAX_QUANTA`]).
     pub fn validate(&self) -> Result<(), CoallocError> {
         let bad = |m: String| Err(CoallocError::Config(m));
         if self.servers == 0 {
             return bad("the number of servers must be positive".into());
+        }
+        if self.servers > MAX_SERVERS {
+            return bad(format!(
+                "{} servers: the index holds at most {MAX_SERVERS} (about 48 bytes each)",
+                self.servers
+            ));
+        }
+        if self.range_tree_budget.is_some() && self.servers > MAX_RANGE_TREE_SERVERS {
+            return bad(format!(
+                "{} servers: with the range tree the index holds at most {MAX_RANGE_TREE_SERVERS} (about 1 KB each)",
+                self.servers
+            ));
         }
         if self.quantum <= 0 {
             return bad(format!(
@@ -95,6 +112,14 @@ impl CoallocConfig {
             return bad(format!(
                 "the horizon ({} s) must be at least one quantum ({} s)",
                 self.horizon, self.quantum
+            ));
+        }
+        if self.quanta() > MAX_QUANTA {
+            return bad(format!(
+                "the horizon ({} s) holds {} quanta of {} s: at most {MAX_QUANTA} (every idle period is stored in each quantum it spans)",
+                self.horizon,
+                self.quanta(),
+                self.quantum
             ));
         }
         if self.retry_step <= 0 {

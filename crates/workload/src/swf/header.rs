@@ -42,6 +42,8 @@ pub struct SwfHeader {
     pub end_time: Option<String>,
     pub max_nodes: Option<u64>,
     pub max_procs: Option<u64>,
+    /// The line [`max_procs`](Self::max_procs) was read from, for messages that refuse it.
+    pub max_procs_line: Option<u64>,
     pub max_runtime: Option<i64>,
     pub max_memory: Option<i64>,
     pub allow_overuse: Option<String>,
@@ -150,6 +152,9 @@ impl HeaderBuilder {
                     };
                     if slot.is_none() {
                         *slot = v;
+                        if k == "maxprocs" && v.is_some() {
+                            h.max_procs_line = Some(*line);
+                        }
                     }
                 }
                 "queue" | "partition" => match named_id(&first_line) {
@@ -290,6 +295,7 @@ mod tests {
         assert_eq!(h.version.as_deref(), Some("2.2"));
         assert_eq!(h.max_nodes, Some(338));
         assert_eq!(h.max_procs, Some(338));
+        assert_eq!(h.max_procs_line, Some(3));
         assert_eq!(h.information, vec!["http://a/\nhttp://b/".to_string()]);
         assert_eq!(
             h.queues,

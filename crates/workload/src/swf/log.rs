@@ -5,8 +5,9 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::header::SwfHeader;
-use super::reader::{SwfReader, SwfRecord};
+use super::reader::{FIELD_NAMES, SwfReader, SwfRecord};
 use crate::requests::InputError;
+use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT};
 
 /// A job kept from an SWF log: every field a scheduling model needs is known.
 #[derive(Debug, Clone, PartialEq)]
@@ -206,6 +207,29 @@ pub fn keep(record: &SwfRecord) -> Result<(SwfJob, bool), Skip> {
     ))
 }
 
+/// Refuses a kept job whose submit, wait, run or requested time is beyond
+/// [`MAX_SECONDS`]: a simulation adds them up (and a scheduler adds horizons and retry steps
+/// to them), so such a time would overflow or lose its last seconds instead of being
+/// scheduled.
+fn check_times(job: &SwfJob) -> Result<(), String> {
+    for (field, value) in [
+        (2, Some(job.submit)),
+        (3, job.wait),
+        (4, Some(job.run)),
+        (9, job.requested_time),
+    ] {
+        if let Some(v) = value
+            && v > MAX_SECONDS
+        {
+            return Err(format!(
+                "job {}: field {field} ({}) {v} s is beyond {MAX_SECONDS_TEXT}, the longest time a log may hold",
+                job.id, FIELD_NAMES[field]
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Why a record was skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
@@ -230,6 +254,7 @@ pub fn load_from<R: BufRead>(
     let mut report = SwfLoadReport::default();
     let mut jobs: Vec<SwfJob> = Vec::new();
     let max_procs = reader.header().max_procs;
+    let path = reader.path().to_string();
     let mut latest_submit = i64::MIN;
     for record in reader.by_ref() {
         let record = record?;
@@ -245,6 +270,11 @@ pub fn load_from<R: BufRead>(
             Err(Skip::UnknownProcs) => report.skipped_unknown_procs += 1,
             Err(Skip::ZeroProcs) => report.skipped_zero_procs += 1,
             Ok((job, from_requested)) => {
+                check_times(&job).map_err(|message| InputError::Invalid {
+                    path: path.clone(),
+                    line: job.line,
+                    message,
+                })?;
                 report.procs_from_requested += u64::from(from_requested);
                 if job.submit < latest_submit {
                     report.out_of_order += 1;
@@ -366,5 +396,41 @@ mod tests {
         assert_eq!(log.jobs.len(), 2);
         assert_eq!(log.report.records, 3);
         assert!(log.report.truncated);
+    }
+
+    #[test]
+    fn times_beyond_the_limit_are_refused_at_their_line() {
+        let err = |text: &str| {
+            let r = SwfReader::new(text.as_bytes(), "t.swf").unwrap();
+            load_from(r, SwfLoadOptions::default())
+                .unwrap_err()
+                .to_string()
+        };
+        let ok = format!("1 10 0 100 2 -1 -1 2 200 {F}\n");
+        assert_eq!(
+            err(&format!(
+                "; MaxProcs: 8\n{ok}2 9223372036854775800 0 100 1 -1 -1 1 100 {F}\n"
+            )),
+            "t.swf:3: job 2: field 2 (submit time) 9223372036854775800 s is beyond 10^12 s \
+             (about 31,700 years), the longest time a log may hold"
+        );
+        assert!(
+            err(&format!("{ok}2 10 0 1000000000001 1 -1 -1 1 100 {F}\n"))
+                .starts_with("t.swf:2: job 2: field 4 (run time) 1000000000001 s is beyond")
+        );
+        assert!(
+            err(&format!("2 10 5000000000000 100 1 -1 -1 1 100 {F}\n"))
+                .contains("field 3 (wait time)")
+        );
+        assert!(
+            err(&format!("2 10 0 100 1 -1 -1 1 5000000000000 {F}\n"))
+                .contains("field 9 (requested time)")
+        );
+        // The limit itself is a time; a skipped record is not looked at.
+        let edge = format!(
+            "1 1000000000000 1000000000000 1000000000000 1 -1 -1 1 1000000000000 {F}\n\
+             2 9223372036854775800 0 -1 1 -1 -1 1 100 {F}\n"
+        );
+        assert_eq!(load(&edge).jobs.len(), 1);
     }
 }

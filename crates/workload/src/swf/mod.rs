@@ -16,7 +16,10 @@
 //!   - jobs out of submit-time order are counted, and the jobs are then stably sorted by
 //!     submit time (a warning, not an error);
 //!   - repeated job numbers and jobs above the header's MaxProcs are counted as warnings and
-//!     kept (the model decides what to do with a job larger than its machine).
+//!     kept (the model decides what to do with a job larger than its machine);
+//!   - a kept job whose submit, wait, run or requested time is beyond
+//!     [`MAX_SECONDS`](gridsched_sim::MAX_SECONDS) (10^12 s, about 31,700 years) is an error
+//!     at its line: the simulations add these times up.
 //! - [`TraceSummary`]: distributions of run time, requested time, size, inter-arrival time and
 //!   the log's own wait, and the offered load.
 //! - [`write_jobs_csv`], [`write_requests_csv`]: CSV conversions.
