@@ -384,7 +384,7 @@ impl RangeTree {
         self.n_mut(l).right = x;
         self.sec.free_tree(self.n(l).sec);
         self.n_mut(l).sec = self.n(x).sec;
-        let s = self.rebuild_sec(x);
+        let s = self.rebuild_sec(x, true);
         self.n_mut(x).sec = s;
         l
     }
@@ -397,13 +397,14 @@ impl RangeTree {
         self.n_mut(r).left = x;
         self.sec.free_tree(self.n(r).sec);
         self.n_mut(r).sec = self.n(x).sec;
-        let s = self.rebuild_sec(x);
+        let s = self.rebuild_sec(x, true);
         self.n_mut(x).sec = s;
         r
     }
 
-    /// A new secondary for `x`: its children's keys and its own, merged.
-    fn rebuild_sec(&mut self, x: u32) -> u32 {
+    /// A new secondary for `x`: its children's keys merged, with its own if `with_self` (not
+    /// while `x` is on its way out).
+    fn rebuild_sec(&mut self, x: u32, with_self: bool) -> u32 {
         let (mut a, mut b, mut c) = (
             std::mem::take(&mut self.buf_a),
             std::mem::take(&mut self.buf_b),
@@ -426,9 +427,11 @@ impl RangeTree {
         }
         c.extend_from_slice(&a[i..]);
         c.extend_from_slice(&b[j..]);
-        let me = pkey(&self.n(x).period);
-        let at = c.partition_point(|k| *k < me);
-        c.insert(at, me);
+        if with_self {
+            let me = pkey(&self.n(x).period);
+            let at = c.partition_point(|k| *k < me);
+            c.insert(at, me);
+        }
         let root = self.sec.build(&c);
         (self.buf_a, self.buf_b, self.buf_c) = (a, b, c);
         root
@@ -491,7 +494,7 @@ impl RangeTree {
             self.n_mut(x).left = lr;
             self.n_mut(l).right = x;
             self.n_mut(l).sec = x_sec;
-            let s = self.rebuild_sec_without_self(x);
+            let s = self.rebuild_sec(x, false);
             self.n_mut(x).sec = s;
             let below = self.unlink(x);
             self.n_mut(l).right = below;
@@ -502,18 +505,12 @@ impl RangeTree {
             self.n_mut(x).right = rl;
             self.n_mut(r).left = x;
             self.n_mut(r).sec = x_sec;
-            let s = self.rebuild_sec_without_self(x);
+            let s = self.rebuild_sec(x, false);
             self.n_mut(x).sec = s;
             let below = self.unlink(x);
             self.n_mut(r).left = below;
             r
         }
-    }
-
-    /// `x`'s children's keys only (while `x` is on its way out).
-    fn rebuild_sec_without_self(&mut self, x: u32) -> u32 {
-        let s = self.rebuild_sec(x);
-        self.sec.remove(s, &pkey(&self.n(x).period))
     }
 
     /// Removes every period whose end is at most `t` (they are the smallest secondary keys).
