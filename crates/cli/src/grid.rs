@@ -13,7 +13,7 @@ use gridsched_schedule_based::io::{
 };
 use gridsched_schedule_based::workload::{GridWorkload, MS};
 use gridsched_schedule_based::{
-    Algorithm, Config, Metrics, NondelayedScope, TabuSetting, UsageDefinition, run,
+    Algorithm, Config, Metrics, NondelayedScope, TabuSetting, TieBreak, UsageDefinition, run,
 };
 use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
 use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
@@ -45,6 +45,15 @@ enum QueueMachineArg {
     Fastest,
     /// The lowest-numbered machine that can take it.
     First,
+}
+
+/// Reading A17: incr-EG-EDF's choice between candidates its criterion scores alike.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum TieBreakArg {
+    /// The candidate in which the new job completes earliest, then the earlier machine.
+    EarliestCompletion,
+    /// Algorithm 1 to the letter: the first machine in the file's order that reached the score.
+    ListOrder,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -109,6 +118,10 @@ struct RunArgs {
     /// Spec A9: the machine the queue-based policies start a job on.
     #[arg(long, value_enum, default_value = "fastest")]
     queue_machine: QueueMachineArg,
+    /// Reading A17: which of the candidates the schedule-based objective scores alike
+    /// incr-EG-EDF (and re-comp) keeps; with `list-order` the machines file's order decides.
+    #[arg(long, value_enum, default_value = "earliest-completion")]
+    tie_break: TieBreakArg,
     /// Machines: CSV with header `id,cpus,speed`.
     #[arg(long)]
     machines: PathBuf,
@@ -248,6 +261,10 @@ fn run_grid(a: RunArgs) -> Result<()> {
             QueueMachineArg::Fastest => MachineSelect::Fastest,
             QueueMachineArg::First => MachineSelect::FirstFit,
         },
+        tie_break: match a.tie_break {
+            TieBreakArg::EarliestCompletion => TieBreak::EarliestCompletion,
+            TieBreakArg::ListOrder => TieBreak::ListOrder,
+        },
         ..Config::default()
     };
     let result = run(&platform, jobs, algorithm, &config, &mut rng)
@@ -287,6 +304,19 @@ fn run_grid(a: RunArgs) -> Result<()> {
     } else {
         format!(" (from the first submission, {} s)", format_seconds(origin))
     };
+    let tie_break_name = match config.tie_break {
+        TieBreak::EarliestCompletion => "earliest-completion",
+        TieBreak::ListOrder => "list-order",
+    };
+    // How often the objective could not tell candidates apart (reading A17 then chose).
+    let ties = if result.placements > 0 {
+        format!(
+            "\n  ties           {} of {} placements scored two machines alike (--tie-break {tie_break_name})",
+            result.tied_placements, result.placements
+        )
+    } else {
+        String::new()
+    };
     let mut summary_json = None;
     if let Some(p) = &a.summary_json {
         let v = serde_json::json!({
@@ -300,6 +330,9 @@ fn run_grid(a: RunArgs) -> Result<()> {
             "average_slowdown": m.slowdown,
             "origin_s": origin as f64 / MS as f64,
             "work": result.work,
+            "placements": result.placements,
+            "tied_placements": result.tied_placements,
+            "tie_break": algorithm.schedule_based().then_some(tie_break_name),
             "cpu_seconds": result.cpu_seconds,
         });
         summary_json = Some((
@@ -319,7 +352,7 @@ fn run_grid(a: RunArgs) -> Result<()> {
     out::say(
         to_stderr,
         &format!(
-            "{}: {n} jobs on {} machines ({} CPUs)\n  delayed jobs   {} of {} with a deadline\n  machine usage  {:.2}% (weighted by speed)\n  makespan       {} s{since}\n  slowdown       {:.3} (average)\n  scheduler      {:.3} s CPU, {} work units\n",
+            "{}: {n} jobs on {} machines ({} CPUs)\n  delayed jobs   {} of {} with a deadline\n  machine usage  {:.2}% (weighted by speed)\n  makespan       {} s{since}\n  slowdown       {:.3} (average)\n  scheduler      {:.3} s CPU, {} work units{ties}\n",
             algorithm.name(),
             platform.len(),
             platform.total_cpus(),

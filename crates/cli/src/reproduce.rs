@@ -216,6 +216,7 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) -> Re
             ClaimKind::Document => "",
             ClaimKind::Calibrated => " [calibrated]",
             ClaimKind::Ours => " [our check]",
+            ClaimKind::Sensitivity => " [sensitivity]",
         };
         writeln!(
             s,
@@ -224,7 +225,7 @@ fn print_result(exp: &Experiment, r: &ExperimentResult, project: &Project) -> Re
             c.id,
             c.summary
         )?;
-        if matches!(c.verdict, Verdict::Fail | Verdict::SoftFail) {
+        if matches!(c.verdict, Verdict::Tie | Verdict::Fail | Verdict::SoftFail) {
             let why = c.if_fails.as_deref().unwrap_or("not investigated yet");
             // A reason is investigated on the committed results, the paper-scale ones where
             // they exist: its numbers are then not the ones printed above.

@@ -23,7 +23,7 @@ pub fn write_report(
     let mut body = String::new();
     let mut totals = Counts::default();
     let mut overview = String::from(
-        "| document | experiments run | scale | PASS | FAIL | SOFT-FAIL | SKIP | calibrated: PASS / FAIL / SOFT-FAIL / SKIP | our checks: PASS / FAIL / SOFT-FAIL / SKIP |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| document | experiments run | scale | PASS | TIE | FAIL | SOFT-FAIL | SKIP | sensitivity: PASS / TIE / FAIL / SOFT-FAIL / SKIP | calibrated: PASS / TIE / FAIL / SOFT-FAIL / SKIP | our checks: PASS / TIE / FAIL / SOFT-FAIL / SKIP |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for paper in registry.papers() {
         let exps: Vec<&Experiment> = registry
@@ -67,7 +67,7 @@ pub fn write_report(
         let d = counts.of(ClaimKind::Document);
         writeln!(
             overview,
-            "| {} | {run} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {run} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             paper.key,
             if scales.is_empty() {
                 "—".to_string()
@@ -78,6 +78,8 @@ pub fn write_report(
             d[1],
             d[2],
             d[3],
+            d[4],
+            Counts::slashed(counts.of(ClaimKind::Sensitivity)),
             Counts::slashed(counts.of(ClaimKind::Calibrated)),
             Counts::slashed(counts.of(ClaimKind::Ours)),
         )
@@ -91,14 +93,21 @@ pub fn write_report(
          Each figure is shown at the largest scale that has been run (paper scale where present, \
          else quick scale). Claims are the documents' statements turned into predicates over the \
          measured table (see `crates/repro/src/claims/mod.rs` for the language and \
-         `experiments/CLAIMS.md` for the rules); a claim that does not reproduce is reported FAIL \
-         with the measured numbers and, beside them, the reason found by investigating the data. \
-         SOFT claims depend on an interpretation we had to choose or on data that differ from the \
-         document's; SKIP means the claim cannot be judged at the scale run (e.g. an absolute \
-         \"≈ 0\" claim at quick scale). PASS / FAIL / SOFT-FAIL / SKIP count only the documents' \
-         own statements; *calibrated* claims (checked through a parameter we fitted to the \
-         document) and *our checks* (worked-example fixtures, metric definitions, other \
-         benchmarks, spec-derived mappings) are counted apart.\n\n",
+         `experiments/CLAIMS.md` for the rules). A claim has three outcomes: **PASS** \
+         (reproduced: what it states holds beyond the noise), **TIE** (neither reproduced nor \
+         contradicted: the difference it states is inside the noise, a 95 % Welch interval on the \
+         difference of the means compared), **FAIL** (contradicted: the opposite holds beyond the \
+         noise, or a statement without a noise margin does not hold); a TIE or FAIL carries, \
+         beside the numbers, the reason found by investigating the data. SOFT claims depend on an \
+         interpretation we had to choose or on data that differ from the document's (SOFT-FAIL: \
+         contradicted); SKIP means the claim cannot be judged at the scale run (e.g. an absolute \
+         \"≈ 0\" claim at quick scale). PASS / TIE / FAIL / SOFT-FAIL / SKIP count only the \
+         documents' own statements under the default readings; *sensitivity* re-checks (the same \
+         statements under an alternative reading of something the document leaves open), \
+         *calibrated* claims (checked through a parameter we fitted to the document) and *our \
+         checks* (worked-example fixtures, metric definitions, other benchmarks, spec-derived \
+         mappings) are counted apart. Each document's section opens with its divergence ledger: \
+         its headline claims, their verdicts and the class of every difference.\n\n",
     );
     writeln!(
         text,
@@ -114,10 +123,11 @@ pub fn write_report(
     Ok(totals.line())
 }
 
-/// Claim verdicts counted per kind: `[PASS, FAIL, SOFT-FAIL, SKIP]` for each [`ClaimKind`].
+/// Claim verdicts counted per kind: `[PASS, TIE, FAIL, SOFT-FAIL, SKIP]` for each
+/// [`ClaimKind`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
-    by_kind: [[usize; 4]; 3],
+    by_kind: [[usize; 5]; 4],
 }
 
 impl Counts {
@@ -126,6 +136,7 @@ impl Counts {
             ClaimKind::Document => 0,
             ClaimKind::Calibrated => 1,
             ClaimKind::Ours => 2,
+            ClaimKind::Sensitivity => 3,
         }
     }
 
@@ -134,25 +145,27 @@ impl Counts {
         self.by_kind[Self::kind_index(c.kind)][verdict_index(c.verdict)] += 1;
     }
 
-    /// `[PASS, FAIL, SOFT-FAIL, SKIP]` of one kind.
-    pub fn of(&self, kind: ClaimKind) -> [usize; 4] {
+    /// `[PASS, TIE, FAIL, SOFT-FAIL, SKIP]` of one kind.
+    pub fn of(&self, kind: ClaimKind) -> [usize; 5] {
         self.by_kind[Self::kind_index(kind)]
     }
 
-    fn slashed(c: [usize; 4]) -> String {
-        format!("{} / {} / {} / {}", c[0], c[1], c[2], c[3])
+    fn slashed(c: [usize; 5]) -> String {
+        format!("{} / {} / {} / {} / {}", c[0], c[1], c[2], c[3], c[4])
     }
 
     /// One line: the document claims' verdicts, then the other kinds, e.g.
-    /// `212 PASS, 9 FAIL, 3 SOFT-FAIL, 12 SKIP (document claims); calibrated 3 / 0 / 0 / 0; our checks 20 / 0 / 0 / 0 (PASS / FAIL / SOFT-FAIL / SKIP)`.
+    /// `212 PASS, 4 TIE, 9 FAIL, 3 SOFT-FAIL, 12 SKIP (document claims); sensitivity 6 / 2 / 3 / 0 / 0; calibrated 3 / 0 / 0 / 0 / 0; our checks 20 / 0 / 0 / 0 / 0 (PASS / TIE / FAIL / SOFT-FAIL / SKIP)`.
     pub fn line(&self) -> String {
         let d = self.of(ClaimKind::Document);
         format!(
-            "{} PASS, {} FAIL, {} SOFT-FAIL, {} SKIP (document claims); calibrated {}; our checks {} (PASS / FAIL / SOFT-FAIL / SKIP)",
+            "{} PASS, {} TIE, {} FAIL, {} SOFT-FAIL, {} SKIP (document claims); sensitivity {}; calibrated {}; our checks {} (PASS / TIE / FAIL / SOFT-FAIL / SKIP)",
             d[0],
             d[1],
             d[2],
             d[3],
+            d[4],
+            Self::slashed(self.of(ClaimKind::Sensitivity)),
             Self::slashed(self.of(ClaimKind::Calibrated)),
             Self::slashed(self.of(ClaimKind::Ours)),
         )
@@ -245,9 +258,10 @@ fn revision_cell(revision: &str) -> String {
 fn verdict_index(v: Verdict) -> usize {
     match v {
         Verdict::Pass => 0,
-        Verdict::Fail => 1,
-        Verdict::SoftFail => 2,
-        Verdict::Skip => 3,
+        Verdict::Tie => 1,
+        Verdict::Fail => 2,
+        Verdict::SoftFail => 3,
+        Verdict::Skip => 4,
     }
 }
 
@@ -407,9 +421,10 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
                 ClaimKind::Document => {}
                 ClaimKind::Calibrated => verdict.push_str(" · calibrated"),
                 ClaimKind::Ours => verdict.push_str(" · our check"),
+                ClaimKind::Sensitivity => verdict.push_str(" · sensitivity"),
             }
             let mut measured = c.summary.clone();
-            if matches!(c.verdict, Verdict::Fail | Verdict::SoftFail) {
+            if matches!(c.verdict, Verdict::Tie | Verdict::Fail | Verdict::SoftFail) {
                 match &c.if_fails {
                     Some(why) => measured.push_str(&format!(" — **why:** {why}")),
                     None => measured.push_str(" — **why:** not investigated yet"),
@@ -780,7 +795,7 @@ expect = "makespan[sas] > 6"
         let out = dir.path().join("REPRODUCTION.md");
         let line = write_report(&registry, &project, &out).unwrap();
         assert!(
-            line.starts_with("0 PASS, 2 FAIL, 0 SOFT-FAIL, 0 SKIP (document claims); calibrated 1 / 0 / 0 / 0; our checks 1 / 0 / 0 / 0"),
+            line.starts_with("0 PASS, 0 TIE, 2 FAIL, 0 SOFT-FAIL, 0 SKIP (document claims); sensitivity 0 / 0 / 0 / 0 / 0; calibrated 1 / 0 / 0 / 0 / 0; our checks 1 / 0 / 0 / 0 / 0"),
             "{line}"
         );
         let md = std::fs::read_to_string(&out).unwrap();
@@ -792,7 +807,9 @@ expect = "makespan[sas] > 6"
         assert!(md.contains("| c | **PASS** · our check |"), "{md}");
         assert!(md.contains("| d | **PASS** · calibrated |"), "{md}");
         assert!(
-            md.contains("| toy | 1 | quick | 0 | 2 | 0 | 0 | 1 / 0 / 0 / 0 | 1 / 0 / 0 / 0 |"),
+            md.contains(
+                "| toy | 1 | quick | 0 | 0 | 2 | 0 | 0 | 0 / 0 / 0 / 0 / 0 | 1 / 0 / 0 / 0 / 0 | 1 / 0 / 0 / 0 / 0 |"
+            ),
             "{md}"
         );
     }

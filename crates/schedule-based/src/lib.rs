@@ -42,9 +42,10 @@
 //! # Interpretation switches (spec §2.13)
 //!
 //! Every undefined part is a field of [`Config`] (A3 usage, A4 non-delayed scope, A5 epsilon,
-//! A6 tabu capacity, A9 queue machine choice, A10 Flexible weights) or of the workload
-//! ([`workload::GridWorkload`]: A1 `s_ref`, A2 deadlines, A14 machine set, A15 common random
-//! numbers across τ); defaults are the spec's proposals.
+//! A6 tabu capacity, A9 queue machine choice, A10 Flexible weights, A17 the choice between
+//! candidates the criterion scores alike) or of the workload ([`workload::GridWorkload`]: A1
+//! `s_ref`, A2 deadlines, A14 machine set, A15 common random numbers across τ); defaults are
+//! the spec's proposals, and A17's, which the spec does not list, is [`TieBreak`]'s.
 
 pub mod io;
 pub mod machine;
@@ -54,7 +55,7 @@ pub mod run;
 pub mod workload;
 
 pub use metrics::Metrics;
-pub use plan::{GridSchedule, JobInfo, Objective, accept};
+pub use plan::{GridSchedule, JobInfo, Objective, accept, weight};
 pub use run::{Algorithm, RunResult, run};
 
 /// Simulated time (milliseconds for the paper's workload).
@@ -80,6 +81,28 @@ pub enum NondelayedScope {
     All,
     /// Planned jobs only.
     PlannedOnly,
+}
+
+/// Which candidate incr-EG-EDF keeps when the acceptance criterion scores two exactly alike
+/// (spec §2.4 with §2.3; reading A17, not in the spec's register).
+///
+/// The weighted work of a job, `R_j · p_ij · s_i = R_j · e_j · s_ref` (A1), is the same on
+/// every machine, so under any reading of usage built on the paper's `wu_avg` (A3) the usage
+/// term moves only when a candidate moves the predicted makespan, and the deadline term only
+/// when it changes the count of non-delayed jobs. Most arrivals in a backlog do neither: every
+/// candidate machine then scores `w = 0` against the best so far, and Algorithm 1's strict
+/// `weight > 0` keeps the first machine in list order, an order the paper never gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TieBreak {
+    /// A candidate that scores exactly like the best so far replaces it when the new job
+    /// completes earlier in it (ties again: the earlier machine). The paper's narrative: "our
+    /// algorithms prefer to wait for a while until the fast machine is available, finishing
+    /// the job earlier than if executed immediately on a slow machine" (§4).
+    #[default]
+    EarliestCompletion,
+    /// Algorithm 1 to the letter: a tie is rejected, so the earliest machine in the list that
+    /// reached the best score is kept; the choice then depends on the machines' order.
+    ListOrder,
 }
 
 /// Tabu search's period and length: after every `frequency`-th arrival, `iterations` moves
@@ -149,6 +172,8 @@ pub struct Config {
     pub nondelayed: NondelayedScope,
     /// A5: the denominator floor of the relative improvements (Alea's `1e-13`).
     pub epsilon: f64,
+    /// A17: incr-EG-EDF's choice between candidates the criterion scores alike.
+    pub tie_break: TieBreak,
     /// A9: FCFS / EASY / Flexible start a job on the fastest machine that can take it (the
     /// spec's proposal) or on the first one.
     pub queue_machine_select: gridsched_batch::MachineSelect,
@@ -162,6 +187,7 @@ impl Default for Config {
             usage: UsageDefinition::default(),
             nondelayed: NondelayedScope::default(),
             epsilon: 1e-13,
+            tie_break: TieBreak::default(),
             queue_machine_select: gridsched_batch::MachineSelect::Fastest,
             flex: gridsched_batch::FlexWeights::default(),
         }

@@ -54,10 +54,16 @@ pub struct Work {
     pub scanned: u64,
     /// Candidate schedules evaluated by the acceptance criterion.
     pub candidates: u64,
+    /// Jobs placed by incr-EG-EDF (re-comp-EG-EDF places every planned job again). Not work:
+    /// not in [`Work::total`].
+    pub placements: u64,
+    /// Placements in which the criterion scored some candidate exactly like the best so far,
+    /// so that the tie-break (reading A17) took part in the choice. Not in [`Work::total`].
+    pub tied_placements: u64,
 }
 
 impl Work {
-    /// All of it, as one count.
+    /// All of it, as one count (the operations, not the placement tallies).
     pub fn total(&self) -> u64 {
         self.compacted + self.scanned + self.candidates
     }

@@ -9,7 +9,7 @@ use gridsched_sim::SimRng;
 use rand::seq::SliceRandom;
 
 use crate::machine::{Aggregates, Gap, MachineSchedule, PlannedJob, Scratch, Work};
-use crate::{Config, NondelayedScope, Time, UsageDefinition};
+use crate::{Config, NondelayedScope, TieBreak, Time, UsageDefinition};
 
 /// What the schedule needs to know of a job.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,12 +35,25 @@ pub struct Objective {
 /// non-delayed jobs must be strictly positive (ties are rejected); anything beats no schedule.
 /// A zero denominator is replaced by `epsilon` (spec A5).
 pub fn accept(best: Option<Objective>, new: Objective, epsilon: f64) -> bool {
-    let Some(best) = best else {
-        return true;
-    };
+    best.is_none_or(|best| weight(best, new, epsilon) > 0.0)
+}
+
+/// Algorithm 2's `weight`: the relative improvement of `new` over `best` in usage plus that in
+/// non-delayed jobs, each over a denominator floored at `epsilon` (spec A5).
+pub fn weight(best: Objective, new: Objective, epsilon: f64) -> f64 {
     let w_usage = (new.usage - best.usage) / best.usage.max(epsilon);
     let w_deadline = (new.nondelayed - best.nondelayed) / best.nondelayed.max(epsilon);
-    w_usage + w_deadline > 0.0
+    w_usage + w_deadline
+}
+
+/// The best candidate of incr-EG-EDF so far: its objective, machine, list position and the
+/// new job's completion in it.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    objective: Objective,
+    machine: usize,
+    position: usize,
+    end: Time,
 }
 
 /// The three largest machine ends, so that the predicted makespan of a candidate that changes
@@ -213,11 +226,27 @@ impl GridSchedule {
         self.place(job, now)
     }
 
+    /// Whether incr-EG-EDF takes `new` over `best` (Algorithm 1, lines 7 and 13): the
+    /// acceptance criterion, and under [`TieBreak::EarliestCompletion`] a candidate it scores
+    /// exactly like the best whose new job completes earlier. Sets `tied` when the criterion
+    /// scores the two alike.
+    fn improves(&self, best: Option<Candidate>, new: Candidate, tied: &mut bool) -> bool {
+        let Some(best) = best else {
+            return true;
+        };
+        let w = weight(best.objective, new.objective, self.config.epsilon);
+        if w == 0.0 {
+            *tied = true;
+            return self.config.tie_break == TieBreak::EarliestCompletion && new.end < best.end;
+        }
+        w > 0.0
+    }
+
     fn place(&mut self, job: &JobInfo, now: Time) -> usize {
         // The job's work is planned in every candidate, so it counts in all of them alike.
         self.planned_work += self.work_of(job);
-        let eps = self.config.epsilon;
-        let mut best: Option<(Objective, usize, usize)> = None;
+        let mut best: Option<Candidate> = None;
+        let mut tied = false;
         for i in 0..self.machines.len() {
             if self.machines[i].cpus() < job.procs {
                 continue;
@@ -231,10 +260,15 @@ impl GridSchedule {
                 &mut self.work,
             );
             let agg = self.machines[i].aggregates_with_gap(gap, &pj);
-            let obj = self.objective_with(now, (i, agg), None);
+            let eg = Candidate {
+                objective: self.objective_with(now, (i, agg), None),
+                machine: i,
+                position: gap.position,
+                end: gap.start + pj.duration,
+            };
             self.work.candidates += 1;
-            if accept(best.map(|b| b.0), obj, eps) {
-                best = Some((obj, i, gap.position));
+            if self.improves(best, eg, &mut tied) {
+                best = Some(eg);
                 continue;
             }
             let position = self.machines[i].edf_position(job.deadline);
@@ -245,21 +279,35 @@ impl GridSchedule {
                 &mut self.scratch,
                 &mut self.work,
             );
-            let obj = self.objective_with(now, (i, agg), None);
+            let edf = Candidate {
+                objective: self.objective_with(now, (i, agg), None),
+                machine: i,
+                position,
+                // `aggregates_with` leaves the compacted candidate list in the scratch.
+                end: self.scratch.list[position].end,
+            };
             self.work.candidates += 1;
-            if accept(best.map(|b| b.0), obj, eps) {
-                best = Some((obj, i, position));
+            if self.improves(best, edf, &mut tied) {
+                best = Some(edf);
             }
         }
-        let (obj, m, position) = best.expect("the job fits some machine (checked on input)");
+        let best = best.expect("the job fits some machine (checked on input)");
+        self.work.placements += 1;
+        self.work.tied_placements += u64::from(tied);
+        let m = best.machine;
         let pj = self.planned(job, m);
-        self.machines[m].insert(position, pj, now, &mut self.scratch, &mut self.work);
+        self.machines[m].insert(best.position, pj, now, &mut self.scratch, &mut self.work);
         self.refresh_totals();
         // An EG candidate was evaluated without compaction: this checks that it moved nobody.
         debug_assert_eq!(
             self.objective(now),
-            obj,
+            best.objective,
             "the committed schedule is the candidate"
+        );
+        debug_assert_eq!(
+            self.machines[m].planned()[best.position].end,
+            best.end,
+            "the job ends where its candidate said"
         );
         m
     }

@@ -73,6 +73,12 @@ pub struct RunResult {
     pub work: u64,
     /// Scheduling events (distinct event times).
     pub events: u64,
+    /// Jobs placed by incr-EG-EDF (re-comp-EG-EDF counts every re-placement; 0 for the
+    /// queue-based algorithms).
+    pub placements: u64,
+    /// Placements in which the objective scored two candidates exactly alike, so that the
+    /// tie-break ([`crate::TieBreak`], reading A17) took part in the machine choice.
+    pub tied_placements: u64,
     /// CPU time of the whole simulation on this thread (engine and scheduler), seconds: not
     /// reproducible bit for bit.
     pub cpu_seconds: f64,
@@ -144,6 +150,7 @@ pub fn run(
     batch.check_invariants = false;
     let started = ThreadTime::now();
     let mut sim = Simulator::with_jobs(platform.clone(), batch, jobs)?;
+    let mut placements = (0, 0);
     let work = if algorithm.schedule_based() {
         let n = sim.job_count();
         let infos: Vec<JobInfo> = (0..n)
@@ -168,6 +175,7 @@ pub fn run(
             started: Vec::new(),
         };
         sim.run_with(&mut d)?;
+        placements = (d.schedule.work.placements, d.schedule.work.tied_placements);
         d.schedule.work.total()
     } else {
         sim.run();
@@ -189,6 +197,8 @@ pub fn run(
         metrics,
         work,
         events: sim.counters().events,
+        placements: placements.0,
+        tied_placements: placements.1,
         cpu_seconds,
     })
 }

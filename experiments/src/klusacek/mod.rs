@@ -12,7 +12,7 @@ use gridsched_repro::model::{Measurement, Model, ModelError, ParamSet};
 use gridsched_repro::papers::Paper;
 use gridsched_schedule_based::workload::{ArrivalStreams, GridWorkload, MS, MachineSet};
 use gridsched_schedule_based::{
-    Algorithm, Config, NondelayedScope, TabuSetting, UsageDefinition, run,
+    Algorithm, Config, NondelayedScope, TabuSetting, TieBreak, UsageDefinition, run,
 };
 use gridsched_sim::StreamKey;
 
@@ -67,6 +67,10 @@ const PARAMETERS: &[(&str, &str)] = &[
         "all (default) | planned: which jobs the objective counts (spec A4)",
     ),
     (
+        "tie_break",
+        "earliest_completion (default) | list_order: incr-EG-EDF's choice between candidates scored alike (reading A17)",
+    ),
+    (
         "queue_machine",
         "fastest (default) | first_fit: FCFS/EASY/Flexible machine choice (spec A9)",
     ),
@@ -89,6 +93,7 @@ const METRICS: &[&str] = &[
     "rho",
     "max_queue",
     "deadline_jobs",
+    "tied_pct",
     "cpu_ms_per_job",
 ];
 
@@ -152,6 +157,14 @@ impl KlusacekGrid {
                 &[
                     ("all", NondelayedScope::All),
                     ("planned", NondelayedScope::PlannedOnly),
+                ],
+            )?,
+            tie_break: p.choice(
+                "tie_break",
+                TieBreak::EarliestCompletion,
+                &[
+                    ("earliest_completion", TieBreak::EarliestCompletion),
+                    ("list_order", TieBreak::ListOrder),
                 ],
             )?,
             queue_machine_select: p.choice(
@@ -240,6 +253,10 @@ impl Model for KlusacekGrid {
             ("rho", rho),
             ("max_queue", max_queue(&r.outcomes) as f64),
             ("deadline_jobs", m.deadline_jobs as f64),
+            (
+                "tied_pct",
+                100.0 * r.tied_placements as f64 / r.placements.max(1) as f64,
+            ),
             ("cpu_ms_per_job", 1e3 * r.cpu_seconds / n),
         ])
     }

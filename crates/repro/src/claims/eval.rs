@@ -7,7 +7,14 @@ use super::parser::{
     ref_label, show,
 };
 use super::{ClaimOutcome, ParsedClaim, PointOutcome, Verdict, fmt_sig4};
-use crate::table::{Cell, Lookup};
+use crate::table::{Cell, Lookup, x_key};
+
+/// A cell of the table: metric, series and the bit key of its sweep value.
+type CellKey = (String, String, i64);
+
+/// A mean is moved by this fraction of its standard error to measure how much a comparison's
+/// difference depends on it (a local, numerical derivative; exact on linear expressions).
+const PERTURBATION: f64 = 1e-3;
 
 /// Reason given for `scale = "paper"` claims evaluated at another scale.
 pub(crate) const PAPER_ONLY_REASON: &str = "absolute claim needs paper-scale precision";
@@ -92,6 +99,19 @@ struct Evaluator<'a> {
     cache: BTreeMap<(usize, Vec<String>), Result<CachedFn, EvalError>>,
     recorded: Vec<(String, Value)>,
     notes: Vec<String>,
+    /// The two sides of each comparison, by id, once it is being evaluated (`tol` needs them).
+    sides: Vec<Option<(&'a Expr, &'a Expr)>>,
+    /// While a tolerance is being measured: `tol` is 0 and nothing is recorded.
+    measuring: bool,
+    /// While a tolerance is being measured: one cell's mean, moved.
+    moved: Option<(CellKey, f64)>,
+    /// The lenient reading (a tie is not a contradiction): a comparison with `tol` holds when
+    /// it holds with its margins read either way, `+tol` or `−tol`.
+    lenient: bool,
+    /// Under an odd number of `not`s the lenient reading takes the stricter of the two.
+    negated: bool,
+    /// The sign `tol` is read with (−1 while the lenient reading tries the other way).
+    tol_sign: f64,
 }
 
 impl<'a> Evaluator<'a> {
@@ -105,10 +125,19 @@ impl<'a> Evaluator<'a> {
             cache: BTreeMap::new(),
             recorded: Vec::new(),
             notes: Vec::new(),
+            sides: vec![None; prog.cmps.len()],
+            measuring: false,
+            moved: None,
+            lenient: false,
+            negated: false,
+            tol_sign: 1.0,
         }
     }
 
     fn record(&mut self, label: String, v: Value) {
+        if self.measuring {
+            return;
+        }
         if !self.recorded.iter().any(|(l, _)| *l == label) {
             self.recorded.push((label, v));
         }
@@ -120,6 +149,16 @@ impl<'a> Evaluator<'a> {
 
     /// The cell of a reference (at its `@` point, or at `x`) and its label.
     fn lookup(&self, r: &Ref, x: Option<f64>, env: &[String]) -> EResult<(String, Cell)> {
+        self.lookup_keyed(r, x, env).map(|(label, _, c)| (label, c))
+    }
+
+    /// [`Self::lookup`] with the cell's key.
+    fn lookup_keyed(
+        &self,
+        r: &Ref,
+        x: Option<f64>,
+        env: &[String],
+    ) -> EResult<(String, CellKey, Cell)> {
         let series = match &r.series {
             SeriesName::Lit(s) => s.as_str(),
             SeriesName::Var { depth, name } => env
@@ -139,7 +178,7 @@ impl<'a> Evaluator<'a> {
             ),
         };
         match self.table.cell(&r.metric, series, px) {
-            Some(c) => Ok((label, c)),
+            Some(c) => Ok((label, (r.metric.clone(), series.to_string(), x_key(px)), c)),
             None => Err(EvalError(format!(
                 "no data for {base} at x={}",
                 fmt_sig4(px)
@@ -147,30 +186,40 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn num(&mut self, e: &Expr, x: Option<f64>, env: &mut Vec<String>) -> EResult<f64> {
+    fn num(&mut self, e: &'a Expr, x: Option<f64>, env: &mut Vec<String>) -> EResult<f64> {
         match self.eval(e, x, env)? {
             Value::Num(v) => Ok(v),
             Value::Bool(_) => Err(internal("expected a number")),
         }
     }
 
-    fn boolean(&mut self, e: &Expr, x: Option<f64>, env: &mut Vec<String>) -> EResult<bool> {
+    fn boolean(&mut self, e: &'a Expr, x: Option<f64>, env: &mut Vec<String>) -> EResult<bool> {
         match self.eval(e, x, env)? {
             Value::Bool(b) => Ok(b),
             Value::Num(_) => Err(internal("expected a boolean")),
         }
     }
 
-    fn eval(&mut self, e: &Expr, x: Option<f64>, env: &mut Vec<String>) -> EResult<Value> {
+    fn eval(&mut self, e: &'a Expr, x: Option<f64>, env: &mut Vec<String>) -> EResult<Value> {
         Ok(match &e.kind {
             ExprKind::Num(v, _) => Value::Num(*v),
             ExprKind::Bool(b) => Value::Bool(*b),
             ExprKind::X => Value::Num(x.ok_or_else(|| internal("x outside a sweep point"))?),
-            ExprKind::Tol(id) => Value::Num(self.tol(*id, x, env)?),
+            ExprKind::Tol(id) => {
+                if self.measuring {
+                    Value::Num(0.0)
+                } else {
+                    Value::Num(self.tol_sign * self.tol(*id, x, env)?)
+                }
+            }
             ExprKind::Ref(r) => {
-                let (label, c) = self.lookup(r, x, env)?;
-                self.record(label, Value::Num(c.mean));
-                Value::Num(c.mean)
+                let (label, key, c) = self.lookup_keyed(r, x, env)?;
+                let mean = match &self.moved {
+                    Some((k, v)) if *k == key => *v,
+                    _ => c.mean,
+                };
+                self.record(label, Value::Num(mean));
+                Value::Num(mean)
             }
             ExprKind::Ci(r) => {
                 let (label, c) = self.lookup(r, x, env)?;
@@ -178,7 +227,12 @@ impl<'a> Evaluator<'a> {
                 Value::Num(c.half_width)
             }
             ExprKind::Neg(a) => Value::Num(-self.num(a, x, env)?),
-            ExprKind::Not(a) => Value::Bool(!self.boolean(a, x, env)?),
+            ExprKind::Not(a) => {
+                self.negated = !self.negated;
+                let r = self.boolean(a, x, env);
+                self.negated = !self.negated;
+                Value::Bool(!r?)
+            }
             ExprKind::Arith(op, a, b) => {
                 let a = self.num(a, x, env)?;
                 let b_val = self.num(b, x, env)?;
@@ -201,17 +255,23 @@ impl<'a> Evaluator<'a> {
                     }
                 })
             }
-            ExprKind::Cmp(op, a, b, _) => {
-                let av = self.eval(a, x, env)?;
-                let bv = self.eval(b, x, env)?;
-                Value::Bool(match (av, bv) {
-                    (Value::Num(a), Value::Num(b)) => compare(*op, a, b),
-                    (Value::Bool(a), Value::Bool(b)) => match op {
-                        CmpOp::Eq => a == b,
-                        CmpOp::Ne => a != b,
-                        _ => return Err(internal("ordering of booleans")),
-                    },
-                    _ => return Err(internal("comparison of mixed types")),
+            ExprKind::Cmp(op, a, b, id) => {
+                self.sides[*id] = Some((a, b));
+                let strict = self.compare_sides(*op, a, b, x, env)?;
+                let has_tol = self.cmps.get(*id).is_some_and(|c| c.has_tol);
+                if !self.lenient || self.measuring || !has_tol {
+                    return Ok(Value::Bool(strict));
+                }
+                // The lenient reading: the same comparison with its margins read the other way.
+                let saved = self.tol_sign;
+                self.tol_sign = -saved;
+                let other = self.compare_sides(*op, a, b, x, env);
+                self.tol_sign = saved;
+                let other = other?;
+                Value::Bool(if self.negated {
+                    strict && other
+                } else {
+                    strict || other
                 })
             }
             ExprKind::And(a, b) => {
@@ -258,24 +318,87 @@ impl<'a> Evaluator<'a> {
         })
     }
 
-    /// max(2 × largest CI half-width, largest floor) over the references of comparison `id`.
-    fn tol(&mut self, id: usize, x: Option<f64>, env: &[String]) -> EResult<f64> {
+    fn compare_sides(
+        &mut self,
+        op: CmpOp,
+        a: &'a Expr,
+        b: &'a Expr,
+        x: Option<f64>,
+        env: &mut Vec<String>,
+    ) -> EResult<bool> {
+        let av = self.eval(a, x, env)?;
+        let bv = self.eval(b, x, env)?;
+        Ok(match (av, bv) {
+            (Value::Num(a), Value::Num(b)) => compare(op, a, b),
+            (Value::Bool(a), Value::Bool(b)) => match op {
+                CmpOp::Eq => a == b,
+                CmpOp::Ne => a != b,
+                _ => return Err(internal("ordering of booleans")),
+            },
+            _ => return Err(internal("comparison of mixed types")),
+        })
+    }
+
+    /// The difference of a comparison's sides, with `tol` at 0 and nothing recorded.
+    fn side_difference(
+        &mut self,
+        a: &'a Expr,
+        b: &'a Expr,
+        x: Option<f64>,
+        env: &mut Vec<String>,
+    ) -> EResult<f64> {
+        let saved = self.measuring;
+        self.measuring = true;
+        let r = self
+            .num(a, x, env)
+            .and_then(|av| self.num(b, x, env).map(|bv| av - bv));
+        self.measuring = saved;
+        r
+    }
+
+    /// The tolerance of comparison `id`: the 95 % half-width of the difference of its two
+    /// sides (Welch, over the distinct cells it references, each weighted by how much the
+    /// difference moves with it), or the largest floor of its metrics if that is larger.
+    fn tol(&mut self, id: usize, x: Option<f64>, env: &mut Vec<String>) -> EResult<f64> {
         let cmps = self.cmps;
         let info = cmps
             .get(id)
             .ok_or_else(|| internal("tol without a comparison"))?;
-        let mut hw = 0.0_f64;
+        let (a, b) = self
+            .sides
+            .get(id)
+            .copied()
+            .flatten()
+            .ok_or_else(|| internal("tol outside its comparison"))?;
         let mut floor = 0.0_f64;
         let mut labels: Vec<String> = Vec::new();
+        let mut cells: Vec<(CellKey, Cell)> = Vec::new();
         for r in &info.refs {
-            let (label, c) = self.lookup(r, x, env)?;
-            hw = hw.max(c.half_width);
+            let (label, key, c) = self.lookup_keyed(r, x, env)?;
             floor = floor.max(self.table.floor(&r.metric));
             if !labels.contains(&label) {
                 labels.push(label);
             }
+            if !cells.iter().any(|(k, _)| *k == key) {
+                cells.push((key, c));
+            }
         }
-        let t = (2.0 * hw).max(floor);
+        let base = self.side_difference(a, b, x, env)?;
+        let mut terms: Vec<(f64, usize)> = Vec::with_capacity(cells.len());
+        for (key, c) in cells {
+            if c.runs < 2 || c.sd == 0.0 || !c.sd.is_finite() {
+                continue;
+            }
+            let se = c.sd / (c.runs as f64).sqrt();
+            let delta = se * PERTURBATION;
+            self.moved = Some((key, c.mean + delta));
+            let moved = self.side_difference(a, b, x, env);
+            self.moved = None;
+            let slope = (moved? - base) / delta;
+            terms.push((slope * se, c.runs));
+        }
+        let h = gridsched_sim::stats::welch_half_width(&terms);
+        let t = if h.is_finite() { h.max(floor) } else { floor };
         let label = if self.simple_tol {
             "tol".to_string()
         } else {
@@ -285,11 +408,16 @@ impl<'a> Evaluator<'a> {
         Ok(t)
     }
 
-    fn series_fn(&mut self, f: &SeriesFn, env: &mut Vec<String>) -> EResult<Value> {
+    fn series_fn(&mut self, f: &'a SeriesFn, env: &mut Vec<String>) -> EResult<Value> {
         let key = (f.id, env.clone());
         if !self.cache.contains_key(&key) {
+            // A whole-series function does not depend on the point, nor on a tolerance being
+            // measured: compute it plainly, once, and record what it used.
             let saved = std::mem::take(&mut self.recorded);
+            let (measuring, moved) = (self.measuring, self.moved.take());
+            self.measuring = false;
             let r = self.compute_series_fn(f, env);
+            (self.measuring, self.moved) = (measuring, moved);
             let nested = std::mem::replace(&mut self.recorded, saved);
             let entry = r.map(|(value, label)| CachedFn {
                 value,
@@ -313,7 +441,7 @@ impl<'a> Evaluator<'a> {
 
     fn compute_series_fn(
         &mut self,
-        f: &SeriesFn,
+        f: &'a SeriesFn,
         env: &mut Vec<String>,
     ) -> EResult<(Value, String)> {
         let mut argv = Vec::with_capacity(f.args.len());
@@ -415,7 +543,13 @@ impl<'a> Evaluator<'a> {
                 let mut worst: Option<(f64, String)> = None;
                 for w in pts.windows(2) {
                     let ((x0, c0), (x1, c1)) = (w[0], w[1]);
-                    let t = (2.0 * c0.half_width.max(c1.half_width)).max(floor);
+                    // The pair's difference, Welch's half-width (or the metric's floor).
+                    let se = |c: &Cell| c.sd / (c.runs.max(1) as f64).sqrt();
+                    let t = gridsched_sim::stats::welch_half_width(&[
+                        (se(&c0), c0.runs),
+                        (se(&c1), c1.runs),
+                    ])
+                    .max(floor);
                     let (holds, excess) = match dir {
                         Dir::Up => (
                             compare(CmpOp::Ge, c1.mean, c0.mean - t),
@@ -455,9 +589,10 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Margin of a (possibly quantified) single comparison: positive when it holds.
-    fn margin(&mut self, e: &Expr, x: Option<f64>, env: &mut Vec<String>) -> Option<Margin> {
+    fn margin(&mut self, e: &'a Expr, x: Option<f64>, env: &mut Vec<String>) -> Option<Margin> {
         match &e.kind {
-            ExprKind::Cmp(op, a, b, _) if a.ty == Ty::Num => {
+            ExprKind::Cmp(op, a, b, id) if a.ty == Ty::Num => {
+                self.sides[*id] = Some((a, b));
                 let av = self.num(a, x, env).ok()?;
                 let bv = self.num(b, x, env).ok()?;
                 let m = match op {
@@ -499,7 +634,7 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    fn margin_quiet(&mut self, e: &Expr, x: Option<f64>) -> Option<Margin> {
+    fn margin_quiet(&mut self, e: &'a Expr, x: Option<f64>) -> Option<Margin> {
         let saved = std::mem::take(&mut self.recorded);
         let m = self.margin(e, x, &mut Vec::new());
         self.recorded = saved;
@@ -584,6 +719,7 @@ pub(crate) fn evaluate(
         summary: String::new(),
         points: Vec::new(),
         satisfied: 0,
+        within_noise: 0,
         in_scope: 0,
     };
     let (verdict, summary) = run(claim, table, &table_xs, &mut out);
@@ -735,7 +871,29 @@ fn run(
         return (Verdict::Pass, format!("{body}{fails}{notes}"));
     }
 
-    let verdict = if claim.spec.soft {
+    // 4. Not reproduced: a tie when it holds with its margins read the other way (within the
+    //    noise) at enough points, else contradicted.
+    let lenient: Vec<bool> = {
+        ev.lenient = true;
+        let mut v = Vec::with_capacity(evaluate_at.len());
+        for &x in &evaluate_at {
+            let saved = std::mem::take(&mut ev.recorded);
+            let r = ev.boolean(&prog.expr, Some(x), &mut Vec::new());
+            ev.recorded = saved;
+            v.push(r.unwrap_or(false));
+        }
+        ev.lenient = false;
+        if prog.x_independent { vec![v[0]; n] } else { v }
+    };
+    let within_noise = lenient
+        .iter()
+        .zip(&out.points)
+        .filter(|(l, p)| **l || p.holds)
+        .count();
+    out.within_noise = within_noise;
+    let verdict = if within_noise >= required {
+        Verdict::Tie
+    } else if claim.spec.soft {
         Verdict::SoftFail
     } else {
         Verdict::Fail
@@ -751,7 +909,12 @@ fn run(
         } else {
             what
         };
-        return (verdict, format!("{tag}: {what}{notes}"));
+        let noise = if verdict == Verdict::Tie {
+            " (holds only with its margins read the other way: within the noise)"
+        } else {
+            ""
+        };
+        return (verdict, format!("{tag}: {what}{noise}{notes}"));
     }
     let failing: Vec<usize> = (0..n).filter(|&i| !out.points[i].holds).collect();
     let listed: Vec<String> = failing
@@ -772,10 +935,15 @@ fn run(
     } else {
         String::new()
     };
+    let noise = if verdict == Verdict::Tie {
+        format!("; within the noise at {within_noise}/{n}")
+    } else {
+        String::new()
+    };
     (
         verdict,
         format!(
-            "{tag} at {}{more} ({counts}; {needed}){notes}",
+            "{tag} at {}{more} ({counts}{noise}; {needed}){notes}",
             listed.join("; ")
         ),
     )

@@ -27,13 +27,14 @@
 //! | `scale`  | optional: `"any"` (default) or `"paper"`: a paper claim (e.g. an absolute "≈ 0" or "< 1%") is only judged at paper scale; elsewhere it is SKIP with the reason "absolute claim needs paper-scale precision" |
 //!
 //! **Kinds.** Only a `document` claim — the document's own sentence, checked on the document's
-//! own quantity — counts as a reproduced claim. Two other kinds are reported and counted apart:
+//! own quantity — counts as a reproduced claim. Three other kinds are reported and counted apart:
 //!
 //! | `kind` | what it is |
 //! |--------|------------|
 //! | `"document"` | a statement of the document (the default) |
 //! | `"calibrated"` | a statement of the document whose check depends on a parameter we chose to fit the document (e.g. a horizon tuned to its maxima): it tests our calibration, not the document |
 //! | `"ours"` | a check that is ours, not the document's: a worked-example fixture, a metric definition, a result of another benchmark, a mapping derived from the spec |
+//! | `"sensitivity"` | a statement of the document re-checked under an alternative reading of something the document leaves open (not the default reading): it says how robust a verdict is, and is no verdict on the document |
 //!
 //! The rules for writing a claim are in `experiments/CLAIMS.md`.
 //!
@@ -190,15 +191,20 @@ pub enum ClaimKind {
     Calibrated,
     /// A check of ours: fixtures, metric definitions, other benchmarks, spec-derived mappings.
     Ours,
+    /// A statement of the document re-checked under an alternative reading (not the default
+    /// one): how robust the verdict is to a choice the document leaves open, not a verdict on
+    /// the document.
+    Sensitivity,
 }
 
 impl ClaimKind {
-    /// `"document"`, `"calibrated"` or `"ours"`.
+    /// `"document"`, `"calibrated"`, `"ours"` or `"sensitivity"`.
     pub fn as_str(self) -> &'static str {
         match self {
             ClaimKind::Document => "document",
             ClaimKind::Calibrated => "calibrated",
             ClaimKind::Ours => "ours",
+            ClaimKind::Sensitivity => "sensitivity",
         }
     }
 }
@@ -310,9 +316,14 @@ impl fmt::Display for Holds {
 /// Outcome of one claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Verdict {
-    /// The claim holds.
+    /// The claim holds: reproduced, beyond the noise.
     Pass,
-    /// A hard claim does not hold: fails the build.
+    /// Neither reproduced nor contradicted: the claim holds only when its margins (`tol`) are
+    /// read the other way, i.e. the difference it states is inside the noise (a tie, or the
+    /// stated direction without significance).
+    Tie,
+    /// A hard claim is contradicted: the opposite of what it states holds beyond the noise (or
+    /// a claim without a noise margin does not hold).
     Fail,
     /// A soft claim does not hold: reported, never fails a build.
     SoftFail,
@@ -321,10 +332,11 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// `"PASS"`, `"FAIL"`, `"SOFT-FAIL"` or `"SKIP"`.
+    /// `"PASS"`, `"TIE"`, `"FAIL"`, `"SOFT-FAIL"` or `"SKIP"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",
+            Verdict::Tie => "TIE",
             Verdict::Fail => "FAIL",
             Verdict::SoftFail => "SOFT-FAIL",
             Verdict::Skip => "SKIP",
@@ -372,6 +384,10 @@ pub struct ClaimOutcome {
     pub points: Vec<PointOutcome>,
     /// In-scope points where `expect` held.
     pub satisfied: usize,
+    /// In-scope points where `expect` held under the lenient reading (every `tol` margin read
+    /// either way): a claim that needs more points than `satisfied` but no more than this is a
+    /// [`Verdict::Tie`].
+    pub within_noise: usize,
     /// Number of in-scope points.
     pub in_scope: usize,
 }
@@ -504,6 +520,17 @@ impl ParsedClaim {
     /// True for `scale = "paper"` claims.
     pub fn paper_only(&self) -> bool {
         self.paper_only
+    }
+
+    /// The metrics the claim names (in `expect` and `where`), so that a result lacking one of
+    /// them can be found stale before it is judged.
+    pub fn metrics(&self) -> std::collections::BTreeSet<String> {
+        let mut out = std::collections::BTreeSet::new();
+        parser::metric_names(&self.expect.expr, &mut out);
+        if let Some(scope) = &self.scope {
+            parser::metric_names(&scope.expr, &mut out);
+        }
+        out
     }
 
     /// Check the claim against `table`. `scale_is_paper` tells whether the table was measured at paper scale

@@ -1187,6 +1187,20 @@ fn check_where(e: &Expr) -> PResult<()> {
 }
 
 /// Metric references of a comparison for `tol`: not inside quantifiers or whole-series functions.
+/// Every metric an expression names, whole-series functions and quantifier bodies included.
+pub(crate) fn metric_names(e: &Expr, out: &mut std::collections::BTreeSet<String>) {
+    match &e.kind {
+        ExprKind::Ref(r) | ExprKind::Ci(r) => {
+            out.insert(r.metric.clone());
+        }
+        ExprKind::Series(f) => {
+            out.insert(f.target.metric.clone());
+            f.args.iter().for_each(|a| metric_names(a, out));
+        }
+        _ => children(e).into_iter().for_each(|c| metric_names(c, out)),
+    }
+}
+
 fn collect_refs(e: &Expr, out: &mut Vec<Ref>) {
     match &e.kind {
         ExprKind::Ref(r) | ExprKind::Ci(r) => {

@@ -10,6 +10,19 @@ use crate::table::{Cell, Lookup};
 // ---------------------------------------------------------------------------------------------------------------
 // A small in-memory table
 
+/// Runs behind every cell of a test table.
+const RUNS: usize = 30;
+
+/// Welch's 95 % half-width of `a − b` from the two cells' half-widths (30 runs each), written
+/// out here independently of the evaluator: `se = hw / t(29)`,
+/// `ν = (se_a² + se_b²)² / ((se_a⁴ + se_b⁴) / 29)`, `h = t(ν) · sqrt(se_a² + se_b²)`.
+fn welch2(hw_a: f64, hw_b: f64) -> f64 {
+    let t29 = gridsched_sim::stats::t_quantile_975(RUNS - 1);
+    let (va, vb) = ((hw_a / t29).powi(2), (hw_b / t29).powi(2));
+    let nu = (va + vb).powi(2) / ((va * va + vb * vb) / (RUNS - 1) as f64);
+    gridsched_sim::stats::t_quantile_975_real(nu) * (va + vb).sqrt()
+}
+
 #[derive(Debug, Default)]
 struct Table {
     xs: Vec<f64>,
@@ -30,15 +43,15 @@ impl Table {
         let hw = vec![0.0; means.len()];
         self.sci(metric, series, means, &hw)
     }
-    /// A series with CI half-widths.
+    /// A series with CI half-widths (of 30 runs each; the standard deviation follows).
     fn sci(mut self, metric: &str, series: &str, means: &[f64], hw: &[f64]) -> Self {
         assert_eq!(means.len(), self.xs.len(), "{metric}[{series}]");
         for (i, &x) in self.xs.iter().enumerate() {
             let c = Cell {
                 mean: means[i],
                 half_width: hw[i],
-                sd: 0.0,
-                runs: 30,
+                sd: hw[i] * (RUNS as f64).sqrt() / gridsched_sim::stats::t_quantile_975(RUNS - 1),
+                runs: RUNS,
             };
             self.cells
                 .insert((metric.into(), series.into(), x.to_bits()), c);
@@ -544,46 +557,109 @@ fn quantifiers_all_any_nested() {
 }
 
 #[test]
-fn tol_is_twice_the_largest_ci_or_the_floor() {
+fn tol_is_the_welch_half_width_of_the_difference_or_the_floor() {
     let t = Table::new(&[0.1, 0.2])
         .sci("loss", "bf", &[0.010, 0.010], &[0.001, 0.0005])
-        .sci("loss", "mlip", &[0.012, 0.0125], &[0.0015, 0.0002])
+        .sci("loss", "mlip", &[0.012, 0.0110], &[0.0015, 0.0002])
         .sci("loss", "far", &[0.5, 0.5], &[0.3, 0.3]);
-    // x=0.1: tol = 2*0.0015 = 0.003, 0.010 >= 0.012 - 0.003 holds; x=0.2: tol = 0.001, 0.010 >= 0.0115 fails.
+    // x=0.1: tol = welch(0.001, 0.0015) ≈ 0.00177, 0.010 >= 0.012 - 0.00177 fails;
+    // x=0.2: tol = welch(0.0005, 0.0002) ≈ 0.00053, 0.010 >= 0.011 - 0.00053 fails too.
     let o = ev("loss[bf] >= loss[mlip] - tol", &t);
-    assert_eq!(o.satisfied, 1);
-    assert!((value(&o, 0, "tol") - 0.003).abs() < 1e-15);
-    assert!((value(&o, 1, "tol") - 0.001).abs() < 1e-15);
-    assert_eq!(
-        o.summary,
-        "FAIL at x=0.2: loss[bf]=0.01, loss[mlip]=0.0125, tol=0.001 (holds at 1/2 points; needed all)"
-    );
+    assert_eq!(o.satisfied, 0);
+    assert!((value(&o, 0, "tol") - welch2(0.001, 0.0015)).abs() < 1e-12);
+    assert!((value(&o, 1, "tol") - welch2(0.0005, 0.0002)).abs() < 1e-12);
+    assert_eq!(o.verdict, Verdict::Fail, "contradicted beyond the noise");
+    // A series that is not compared does not widen the tolerance (it used to: the largest CI
+    // of every reference in the comparison).
+    let o = ev("loss[bf] >= min(loss[mlip], loss[far]) - tol", &t);
+    assert!((value(&o, 0, "tol") - welch2(0.001, 0.0015)).abs() < 1e-9);
+    // A coefficient scales its mean's share: 2·a has twice a's standard error.
+    let o = ev("2 * loss[bf] > loss[far] + tol", &t);
+    assert!((value(&o, 0, "tol") - welch2(0.002, 0.3)).abs() < 1e-9);
 
     // The floor wins when larger.
-    let t = t.floor("loss", 0.002);
+    let t = t.floor("loss", 0.0021);
     let o = ev("loss[bf] >= loss[mlip] - tol", &t);
-    assert_eq!(o.verdict, Verdict::Fail);
-    assert!((value(&o, 1, "tol") - 0.002).abs() < 1e-15);
-    let t = t.floor("loss", 0.0026);
-    assert_eq!(
-        ev("loss[bf] >= loss[mlip] - tol", &t).verdict,
-        Verdict::Pass
-    );
+    assert!((value(&o, 1, "tol") - 0.0021).abs() < 1e-15);
+    assert_eq!(o.verdict, Verdict::Pass);
 
-    // References at their own points count, references of other comparisons do not.
+    // References at their own points count, references of other comparisons do not; one
+    // reference alone has its own half-width.
     let t = Table::new(&[0.1, 0.2])
         .sci("m", "a", &[1.0, 1.0], &[0.01, 0.1])
         .sci("m", "b", &[1.0, 1.0], &[0.02, 0.0]);
     let o = ev("m[a]@0.2 - tol < m[b] and m[b] + 0 > tol", &t);
-    assert_eq!(value(&o, 0, "tol(m[a]@0.2,m[b])"), 0.2);
-    assert_eq!(value(&o, 0, "tol(m[b])"), 0.04);
-    // ci() arguments are references too.
-    let o = ev("ci(m[b]) < tol", &t);
-    assert_eq!(value(&o, 0, "tol"), 0.04);
+    assert!((value(&o, 0, "tol(m[a]@0.2,m[b])") - welch2(0.1, 0.02)).abs() < 1e-12);
+    assert!((value(&o, 0, "tol(m[b])") - 0.02).abs() < 1e-12);
     // Quantified comparisons label tol with the references it came from.
     let o = ev("all(S in {a, b}: m[S] >= 1 - tol)", &t);
-    assert_eq!(value(&o, 0, "tol(m[a])"), 0.02);
-    assert_eq!(value(&o, 0, "tol(m[b])"), 0.04);
+    assert!((value(&o, 0, "tol(m[a])") - 0.01).abs() < 1e-12);
+    assert!((value(&o, 0, "tol(m[b])") - 0.02).abs() < 1e-12);
+    // A cell referenced twice (here and at its own point) is one mean, not two.
+    let o = ev("m[a] + m[a]@0.1 > 2 + tol", &t);
+    assert!((value(&o, 0, "tol") - 2.0 * 0.01).abs() < 1e-9);
+}
+
+#[test]
+fn three_outcomes_reproduced_tie_contradicted() {
+    // a − b = 0.01 with a tolerance of about 0.0069: reproduced.
+    let t = |a: f64| {
+        Table::new(&[1.0])
+            .sci("m", "a", &[a], &[0.005])
+            .sci("m", "b", &[1.0], &[0.005])
+    };
+    let claim = "m[a] > m[b] + tol";
+    assert_eq!(ev(claim, &t(1.01)).verdict, Verdict::Pass);
+    // Inside the noise, in the stated direction or not: a tie.
+    let o = ev(claim, &t(1.003));
+    assert_eq!(o.verdict, Verdict::Tie, "{}", o.summary);
+    assert!(o.summary.starts_with("TIE at x=1"), "{}", o.summary);
+    assert!(
+        o.summary.contains("within the noise at 1/1"),
+        "{}",
+        o.summary
+    );
+    assert_eq!(ev(claim, &t(0.997)).verdict, Verdict::Tie);
+    // The opposite beyond the noise: contradicted.
+    assert_eq!(ev(claim, &t(0.99)).verdict, Verdict::Fail);
+    // A claim written leniently ("not below b beyond the noise") has no middle: it holds, or
+    // it is contradicted.
+    let lenient = "m[a] >= m[b] - tol";
+    assert_eq!(ev(lenient, &t(0.997)).verdict, Verdict::Pass);
+    assert_eq!(ev(lenient, &t(0.99)).verdict, Verdict::Fail);
+    // A conjunction of a strict and a lenient comparison: a tie in the strict one while the
+    // lenient one holds is a tie, not a contradiction.
+    let t2 = t(1.003).sci("m", "c", &[1.0], &[0.005]);
+    assert_eq!(
+        ev("m[a] > m[b] + tol and m[c] >= m[b] - tol", &t2).verdict,
+        Verdict::Tie
+    );
+    // Under `not`, the lenient reading takes the stricter side.
+    assert_eq!(
+        ev("not (m[a] < m[b] - tol)", &t(1.003)).verdict,
+        Verdict::Pass
+    );
+    // Without a tolerance there is no middle either.
+    assert_eq!(ev("m[a] > 1.005", &t(1.003)).verdict, Verdict::Fail);
+    // Soft claims: a contradiction is SOFT-FAIL, a tie stays a tie.
+    let mut soft = spec(claim);
+    soft.soft = true;
+    assert_eq!(run(&soft, &t(0.99)).verdict, Verdict::SoftFail);
+    assert_eq!(run(&soft, &t(1.003)).verdict, Verdict::Tie);
+    // `holds = ">= K"`: a tie when the points within the noise reach K but the reproduced ones
+    // do not.
+    let t3 = Table::new(&[1.0, 2.0, 3.0])
+        .sci("m", "a", &[1.01, 1.003, 0.99], &[0.005; 3])
+        .sci("m", "b", &[1.0, 1.0, 1.0], &[0.005; 3]);
+    let mut k = spec(claim);
+    k.holds = Some(">= 2".into());
+    let o = run(&k, &t3);
+    assert_eq!(
+        (o.verdict, o.satisfied, o.within_noise),
+        (Verdict::Tie, 1, 2)
+    );
+    k.holds = Some("all".into());
+    assert_eq!(run(&k, &t3).verdict, Verdict::Fail);
 }
 
 #[test]
@@ -776,15 +852,16 @@ fn monotone_with_tolerance_and_ranges() {
             "loss",
             "a",
             &[0.01, 0.02, 0.019, 0.05],
-            &[0.0, 0.0005, 0.0, 0.0],
+            &[0.0, 0.001, 0.0, 0.0],
         )
         .sci(
             "loss",
             "b",
             &[0.01, 0.02, 0.018, 0.05],
-            &[0.0, 0.0005, 0.0, 0.0],
+            &[0.0, 0.001, 0.0, 0.0],
         );
-    // a drops by 0.001 = t (2 × 0.0005): tolerated; b drops by 0.002 > t: not.
+    // a drops by 0.001 = t (the pair's difference has the one CI of 0.001): tolerated; b drops
+    // by 0.002 > t: not.
     assert_eq!(ev("monotone(loss[a], \"up\")", &t).verdict, Verdict::Pass);
     let o = ev("monotone(loss[b], 'up')", &t);
     assert_eq!(o.verdict, Verdict::Fail);
@@ -1098,9 +1175,10 @@ fn castillo_fig_3_7_d_lact_delay_peaks_then_falls() {
     let rises_again = run(&s, &t(&[0.5, 0.7, 0.9, 1.0, 0.8, 0.6, 0.9]));
     assert_eq!(rises_again.verdict, Verdict::Fail);
     assert!(
-        rises_again
-            .summary
-            .contains("breaks at x=0.8->1: 0.6->0.9 (t=0.02)"),
+        rises_again.summary.contains(&format!(
+            "breaks at x=0.8->1: 0.6->0.9 (t={})",
+            fmt_sig4(welch2(0.01, 0.01))
+        )),
         "{}",
         rises_again.summary
     );
