@@ -36,6 +36,30 @@ pub fn write_report(
         }
         writeln!(body, "## {} (seed {})\n", paper.citation, paper.seed).ok();
         writeln!(body, "Implementation spec: `shared/spec/{}`.\n", paper.spec).ok();
+        let mut counts = Counts::default();
+        let mut scales: Vec<&str> = Vec::new();
+        let mut run = 0;
+        let mut sections = String::new();
+        let mut judged: Vec<(String, ClaimOutcome, Option<Scale>)> = Vec::new();
+        for exp in exps {
+            let section = experiment_section(exp, project)?;
+            sections.push_str(&section.text);
+            if let Some(scale) = section.scale {
+                run += 1;
+                if !scales.contains(&scale.name()) {
+                    scales.push(scale.name());
+                }
+            }
+            for c in &section.claims {
+                counts.add(c);
+                totals.add(c);
+                judged.push((exp.spec.id.clone(), c.clone(), section.scale));
+            }
+        }
+        // The divergence ledger opens the section: the headline claims and why each differs.
+        if let Some(ledger) = crate::ledger::load_ledger(&project.root, paper.key)? {
+            body.push_str(&ledger_table(&ledger, &judged, project));
+        }
         // The readings chosen where the document is silent live beside its entries, written by
         // hand; the report carries them so the numbers and the choices behind them stay together.
         let readings = project
@@ -47,23 +71,7 @@ pub fn write_report(
             body.push_str(text.trim_end());
             body.push_str("\n\n");
         }
-        let mut counts = Counts::default();
-        let mut scales: Vec<&str> = Vec::new();
-        let mut run = 0;
-        for exp in exps {
-            let section = experiment_section(exp, project)?;
-            body.push_str(&section.text);
-            if let Some(scale) = section.scale {
-                run += 1;
-                if !scales.contains(&scale.name()) {
-                    scales.push(scale.name());
-                }
-            }
-            for c in &section.claims {
-                counts.add(c);
-                totals.add(c);
-            }
-        }
+        body.push_str(&sections);
         let d = counts.of(ClaimKind::Document);
         writeln!(
             overview,
@@ -253,6 +261,83 @@ fn revision_cell(revision: &str) -> String {
     } else {
         format!("`{revision}`")
     }
+}
+
+/// The divergence ledger as a Markdown table: each headline claim with the document's words,
+/// its live verdict, the class of the difference and the evidence. A row whose claim is not
+/// among the judged ones says so instead of a verdict.
+fn ledger_table(
+    ledger: &crate::ledger::Ledger,
+    judged: &[(String, ClaimOutcome, Option<Scale>)],
+    project: &Project,
+) -> String {
+    let mut t = String::from(
+        "### Divergence ledger\n\n\
+         The document's headline claims (those its abstract or conclusion state), each with its \
+         verdict below and the class of the difference: reproduced; the document contradicts \
+         itself; an unstated parameter or reading (the switch and its sensitivity run); the \
+         anchor disagrees with the document too (a simulator we did not write, on the same \
+         workload); our implementation (fixed); or not established.\n\n\
+         | claim | the document says | verdict | class | what differs, and the evidence |\n\
+         |---|---|---|---|---|\n",
+    );
+    for row in &ledger.row {
+        let Some((exp, id)) = row.target() else {
+            continue;
+        };
+        let found = judged.iter().find(|(e, c, _)| e == exp && c.id == id);
+        let (quote, verdict) = match found {
+            Some((_, c, scale)) => (
+                c.quote.clone(),
+                format!(
+                    "**{}**{}",
+                    c.verdict.as_str(),
+                    scale.map_or(String::new(), |s| format!(" ({})", s.name()))
+                ),
+            ),
+            None => (String::new(), "no such claim judged".to_string()),
+        };
+        let mut what = row.summary.clone();
+        if !row.quotes.is_empty() {
+            what.push_str(" The document: ");
+            what.push_str(
+                &row.quotes
+                    .iter()
+                    .map(|q| format!("“{q}”"))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            );
+            what.push('.');
+        }
+        if !row.switch.is_empty() {
+            what.push_str(&format!(" Switch: `{}`.", row.switch));
+        }
+        if !row.evidence.is_empty() {
+            let links: Vec<String> = row
+                .evidence
+                .iter()
+                .map(|e| {
+                    let exists = project.root.join(e.split('#').next().unwrap_or(e)).exists();
+                    if exists {
+                        format!("[`{e}`]({e})")
+                    } else {
+                        format!("`{e}` (missing)")
+                    }
+                })
+                .collect();
+            what.push_str(&format!(" Evidence: {}.", links.join(", ")));
+        }
+        writeln!(
+            t,
+            "| {exp} {id} | {} | {verdict} | {} | {} |",
+            escape_cell(&quote),
+            row.class.describe(),
+            escape_cell(&what)
+        )
+        .ok();
+    }
+    t.push('\n');
+    t
 }
 
 fn verdict_index(v: Verdict) -> usize {

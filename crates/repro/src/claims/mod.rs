@@ -83,12 +83,22 @@
 //! stored as 0.8000000000000002); any comparison involving NaN is false, including `!=`. `==`/`!=` also
 //! compare two booleans. Division by zero is an evaluation error (SKIP).
 //!
-//! **`tol`** is the tolerance of the innermost comparison it appears in: `max(2 × h, f)` where `h` is the
-//! largest CI half-width and `f` the largest [`floor`](crate::table::Lookup::floor) among all metric references
-//! of that comparison (both sides, each at its own point, `ci(...)` arguments included; references inside
-//! quantifiers or whole-series functions nested in the comparison do not count). `tol` outside a comparison,
-//! or in a comparison without metric references, is a parse error. Example:
+//! **`tol`** is the tolerance of the innermost comparison it appears in: `max(h, f)` where `h` is the 95 %
+//! half-width of the difference of the comparison's two sides and `f` the largest
+//! [`floor`](crate::table::Lookup::floor) among its metric references. `h` is Welch's: over the distinct
+//! cells the comparison references (both sides, each at its own point, `ci(...)` arguments included;
+//! references inside quantifiers or whole-series functions nested in the comparison do not count), each
+//! cell's standard error `sd/√n` weighted by how much the difference moves with its mean (a numerical
+//! derivative with `tol` at 0: exact for sums, differences and constant multiples; under `min`/`max`
+//! only the chosen argument counts), `h = t(0.975, ν) · sqrt(Σ (c_i se_i)²)` with Welch–Satterthwaite's
+//! `ν`. A single reference's `h` is its own CI half-width. `tol` outside a comparison, or in a
+//! comparison without metric references, is a parse error. Example:
 //! `loss[best-fit] >= loss[min-lip] - tol`.
+//!
+//! **Three outcomes.** A claim that holds as written is PASS. One that does not, but holds at enough
+//! points when every comparison with a `tol` may also be read with `−tol` (under `not`, only when
+//! both readings hold), is TIE: what it states is inside the noise. Otherwise it is FAIL (SOFT-FAIL
+//! when soft): contradicted beyond the noise, or, for a claim without `tol`, simply false.
 //!
 //! **Quantifiers** over series: `all(S in {first-fit, min-lip}: loss[lact] > loss[S] + 0.02)` binds `S` to each
 //! listed series in turn (usable inside brackets: `loss[S]`); `any(...)` likewise. Quantifiers nest (with
@@ -102,7 +112,7 @@
 //! |----------|-------|
 //! | `spearman(m[s])` | Spearman rank correlation between x and the means (average ranks for ties; NaN for a constant series) |
 //! | `argmax(m[s])`, `argmin(m[s])` | the x of the largest / smallest mean (ties: the smallest x) |
-//! | `monotone(m[s], "up")` / `"down"` | boolean: each consecutive pair of in-scope points has next ≥ prev − t (up) or next ≤ prev + t (down), with t = max(2 × the larger CI half-width of the pair, floor(m)) |
+//! | `monotone(m[s], "up")` / `"down"` | boolean: each consecutive pair of in-scope points has next ≥ prev − t (up) or next ≤ prev + t (down), with t = max(the pair difference's 95 % Welch half-width, floor(m)) |
 //! | `monotone(m[s], "down", from)`, `monotone(m[s], "up", from, to)` | the same over the in-scope points with from ≤ x ≤ to, e.g. `monotone(delay[lact], "down", argmax(delay[lact]))` |
 //! | `slope(m[s], x0, x1)` | (mean(x1) − mean(x0)) / (x1 − x0) (x0, x1 need not be in scope) |
 //! | `value_range(m[s])` | largest mean − smallest mean over the in-scope points |
