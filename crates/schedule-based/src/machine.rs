@@ -75,7 +75,6 @@ pub struct Scratch {
     free: Vec<(Time, u32)>,
     merged: Vec<(Time, u32)>,
     events: Vec<(Time, i32)>,
-    steps: Vec<(Time, i32)>,
     /// A candidate's planned list.
     pub list: Vec<PlannedJob>,
 }
@@ -164,13 +163,27 @@ pub struct Gap {
 }
 
 /// One machine's schedule.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct MachineSchedule {
     /// Per CPU: when its running job ends (at most now when idle).
     busy: Vec<Time>,
     /// Planned jobs in list order, compacted.
     planned: Vec<PlannedJob>,
     agg: Aggregates,
+    /// The used-CPU step profile of the last earliest-gap query, `(time, CPUs used from then
+    /// on)` from `profile_at` on; `None` once the schedule changed. incr-EG-EDF asks every
+    /// machine and then changes one, so re-computation's thousands of placements per arrival
+    /// rebuild one profile each instead of one per machine. Not part of the schedule's value.
+    profile: Vec<(Time, i32)>,
+    profile_at: Option<Time>,
+}
+
+/// Two schedules are equal when their CPUs, lists and aggregates are; a cached profile is not
+/// part of the value.
+impl PartialEq for MachineSchedule {
+    fn eq(&self, other: &Self) -> bool {
+        self.busy == other.busy && self.planned == other.planned && self.agg == other.agg
+    }
 }
 
 impl MachineSchedule {
@@ -183,6 +196,8 @@ impl MachineSchedule {
                 max_end: now,
                 ..Aggregates::default()
             },
+            profile: Vec::new(),
+            profile_at: None,
         }
     }
 
@@ -208,27 +223,38 @@ impl MachineSchedule {
 
     /// Re-compacts the list at `now` (after any change).
     pub fn compact(&mut self, now: Time, scratch: &mut Scratch, work: &mut Work) {
+        self.profile_at = None;
         self.agg = compact(&self.busy, &mut self.planned, now, scratch, work);
     }
 
     /// The earliest suitable gap for a job of `procs` CPUs running `duration` (spec §2.1): the
     /// first time `t ≥ now` at which at least `procs` CPUs are free over `[t, t + duration)`
     /// in the current schedule, and the position before the first planned job starting later.
+    /// Builds the machine's used-CPU profile at `now` unless the last query left it valid.
     pub fn earliest_gap(
-        &self,
+        &mut self,
         procs: u32,
         duration: Time,
         now: Time,
         scratch: &mut Scratch,
         work: &mut Work,
     ) -> Gap {
-        let start = earliest_fit(
-            &self.busy,
-            &self.planned,
+        if self.profile_at != Some(now) {
+            build_profile(
+                &self.busy,
+                &self.planned,
+                now,
+                &mut scratch.events,
+                &mut self.profile,
+            );
+            self.profile_at = Some(now);
+        }
+        let start = first_fit(
+            &self.profile,
+            self.busy.len() as i32,
             procs,
             duration,
             now,
-            scratch,
             work,
         );
         let position = self.planned.partition_point(|j| j.start <= start);
@@ -277,6 +303,7 @@ impl MachineSchedule {
 
     /// Takes every planned job out (re-computation), leaving the running ones.
     pub fn drain_planned(&mut self, now: Time, out: &mut Vec<PlannedJob>) {
+        self.profile_at = None;
         out.append(&mut self.planned);
         self.agg = Aggregates {
             max_end: self.busy.iter().copied().max().unwrap_or(now),
@@ -326,6 +353,7 @@ impl MachineSchedule {
         if due == 0 {
             return;
         }
+        self.profile_at = None;
         let free = &mut scratch.free;
         free.clear();
         free.extend(
@@ -361,22 +389,15 @@ impl MachineSchedule {
     }
 }
 
-/// The earliest `t ≥ now` with at least `procs` CPUs free over `[t, t + duration)`, given
-/// CPUs busy until `busy` and the compacted `planned` jobs. The used-CPU profile is a step
-/// function; a start can only be `now` or a time where usage falls, and a window that meets a
-/// step with too few free CPUs rules out every start before that step's end.
-fn earliest_fit(
+/// The used-CPU step profile of CPUs busy until `busy` and the compacted `planned` jobs, from
+/// `now` on: `(time, CPUs used from this time on)`, the first step at `now`.
+fn build_profile(
     busy: &[Time],
     planned: &[PlannedJob],
-    procs: u32,
-    duration: Time,
     now: Time,
-    scratch: &mut Scratch,
-    work: &mut Work,
-) -> Time {
-    let Scratch { events, steps, .. } = scratch;
-    let cap = busy.len() as i32;
-    let need = procs as i32;
+    events: &mut Vec<(Time, i32)>,
+    steps: &mut Vec<(Time, i32)>,
+) {
     events.clear();
     let mut used_now = 0;
     for &b in busy {
@@ -390,7 +411,6 @@ fn earliest_fit(
         events.push((j.end, -(j.procs as i32)));
     }
     events.sort_unstable();
-    // Steps: (time, used from this time on); the first starts at `now`.
     steps.clear();
     steps.push((now, used_now));
     for &(t, d) in events.iter() {
@@ -402,6 +422,21 @@ fn earliest_fit(
             steps.push((t, used));
         }
     }
+}
+
+/// The earliest `t ≥ now` with at least `procs` of `cap` CPUs free over `[t, t + duration)` on
+/// the step profile `steps`. A start can only be `now` or a time where usage falls, and a
+/// window that meets a step with too few free CPUs rules out every start before that step's
+/// end.
+fn first_fit(
+    steps: &[(Time, i32)],
+    cap: i32,
+    procs: u32,
+    duration: Time,
+    now: Time,
+    work: &mut Work,
+) -> Time {
+    let need = procs as i32;
     let mut candidate = 0;
     while candidate < steps.len() {
         let t = steps[candidate].0;

@@ -396,9 +396,9 @@ impl GridSchedule {
                 }
                 let pj = self.planned(&info, j);
                 let target = if j == source {
-                    &self.spare
+                    &mut self.spare
                 } else {
-                    &self.machines[j]
+                    &mut self.machines[j]
                 };
                 let gap = target.earliest_gap(
                     info.procs,

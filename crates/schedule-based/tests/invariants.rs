@@ -105,7 +105,7 @@ proptest! {
     /// EG placement: the start the profile search finds is the brute-force earliest fit, the
     /// job gets exactly that start after insertion and compaction, and no other job moves.
     #[test]
-    fn eg_placement_never_moves_other_jobs((m, procs, d) in machine_strategy()) {
+    fn eg_placement_never_moves_other_jobs((mut m, procs, d) in machine_strategy()) {
         let mut s = Scratch::default();
         let mut w = Work::default();
         let gap = m.earliest_gap(procs, d, 0, &mut s, &mut w);
@@ -121,6 +121,55 @@ proptest! {
         }
         // The aggregates computed without compaction equal the compacted ones.
         prop_assert_eq!(m.aggregates_with_gap(gap, &planned(999, procs, d, None)), after.aggregates());
+    }
+
+    /// The profile an earliest-gap query caches is rebuilt whenever the schedule changes or
+    /// time moves: through random queries, insertions, removals and starts at advancing
+    /// times, every answer is the brute-force earliest fit of the schedule as it is then.
+    #[test]
+    fn cached_profiles_never_answer_for_an_old_schedule(
+        (mut m, _, _) in machine_strategy(),
+        ops in prop::collection::vec((0u8..4, 1u32..=6, 1i64..25, 0usize..12), 1..40),
+    ) {
+        let mut s = Scratch::default();
+        let mut w = Work::default();
+        let mut now: Time = 0;
+        let mut next_index = 1000;
+        let mut started = Vec::new();
+        for (op, procs, d, at) in ops {
+            let procs = procs.min(m.cpus());
+            match op {
+                // A query (twice: the second answer comes from the cache).
+                0 => {
+                    for _ in 0..2 {
+                        let g = m.earliest_gap(procs, d, now, &mut s, &mut w);
+                        prop_assert_eq!(g.start, brute_earliest(&m, procs, d, now));
+                    }
+                }
+                // Insert at the earliest gap or at an arbitrary position.
+                1 => {
+                    let g = m.earliest_gap(procs, d, now, &mut s, &mut w);
+                    let pos = if at % 2 == 0 { g.position } else { at.min(m.planned().len()) };
+                    m.insert(pos, planned(next_index, procs, d, None), now, &mut s, &mut w);
+                    next_index += 1;
+                }
+                // Remove a planned job.
+                2 if !m.planned().is_empty() => {
+                    let pos = at % m.planned().len();
+                    m.remove(pos, now, &mut s, &mut w);
+                }
+                // Time moves to the next planned start and the due jobs start.
+                _ => {
+                    if let Some(t) = m.planned().first().map(|j| j.start) {
+                        now = now.max(t);
+                        started.clear();
+                        m.start_due(now, &mut s, &mut started);
+                    }
+                }
+            }
+            let g = m.earliest_gap(procs, d, now, &mut s, &mut w);
+            prop_assert_eq!(g.start, brute_earliest(&m, procs, d, now));
+        }
     }
 
     /// Compaction: starts are non-decreasing along the list, no job starts before now, and the
