@@ -14,7 +14,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use gridsched_batch::swf::trace_jobs;
-use gridsched_batch::{Config, Estimates, Platform, Policy, Simulator};
+use gridsched_batch::{
+    Config, Estimates, Job, Machine, MachineSelect, Platform, Policy, Simulator,
+};
 use gridsched_workload::swf::{SwfLoadOptions, load_swf};
 
 fn anchor_dir() -> PathBuf {
@@ -181,6 +183,12 @@ fn kth_requested_times() {
                 identical: 17382,
                 first: &[264, 261, 265],
             },
+            Expect {
+                column: "easy_corrected",
+                policy: Policy::Easy,
+                identical: 28467,
+                first: &[],
+            },
             // Compression re-inserts in Alea's planned-start order, ours in queue order (C2).
             Expect {
                 column: "cons",
@@ -226,4 +234,113 @@ fn hpc2n_prefix_exact_run_times() {
             },
         ],
     );
+}
+
+/// The machines of the paper's grid (`gridsched grid generate --seed 2009`) in the order Alea
+/// sorts its resources (CPUs, then speed, both descending): `(cpus, speed)` by position.
+fn grid_machines() -> Vec<Machine> {
+    let path = anchor_dir().join("grid-machines-alea-order.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            Machine {
+                cpus: f[2].parse().unwrap(),
+                speed: f[3].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// One grid stream: our FCFS (first fit) and EASY (fastest machine) replayed from the
+/// committed jobs (milliseconds, lengths at speed 600), checked against our committed starts
+/// (exactly) and against Alea's (same machine speed and at most 50 ms apart: Alea's run times
+/// are exact quotients, ours whole milliseconds rounded up, so starts drift by a few ms).
+fn grid_case(tau: u32, agree: [usize; 3], first: [&[u64]; 3]) {
+    let machines = grid_machines();
+    let platform = Platform::grid(machines.clone(), 600).unwrap();
+    let path = anchor_dir().join(format!("grid-tau{tau}.csv"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let jobs: Vec<Job> = rows
+        .iter()
+        .map(|r| {
+            Job::new(
+                r[0].parse().unwrap(),
+                r[col("submit_ms")].parse().unwrap(),
+                r[col("cpus")].parse().unwrap(),
+                r[col("length_ms")].parse().unwrap(),
+            )
+        })
+        .collect();
+    let runs = [
+        ("fcfs", "fcfs", Policy::Fcfs, MachineSelect::FirstFit),
+        ("easy", "easy", Policy::Easy, MachineSelect::Fastest),
+        (
+            "easy",
+            "easy_corrected",
+            Policy::Easy,
+            MachineSelect::Fastest,
+        ),
+    ];
+    for (k, (ours_name, alea_name, policy, select)) in runs.into_iter().enumerate() {
+        let config = Config::new(policy)
+            .estimates(Estimates::Actual)
+            .machine_select(select);
+        let mut sim = Simulator::with_jobs(platform.clone(), config, jobs.clone()).unwrap();
+        sim.run();
+        let ours: HashMap<u64, (u32, i64)> = sim
+            .outcomes()
+            .map(|o| (o.job.id, (o.machine, o.start)))
+            .collect();
+        let mut div: Vec<(f64, i64, u64)> = Vec::new();
+        for r in &rows {
+            let id: u64 = r[0].parse().unwrap();
+            let (m, start) = ours[&id];
+            let committed_machine: u32 = r[col(&format!("{ours_name}_ours_machine"))]
+                .parse()
+                .unwrap();
+            let committed_start: i64 = r[col(&format!("{ours_name}_ours_start_ms"))]
+                .parse()
+                .unwrap();
+            assert_eq!(
+                (m, start),
+                (committed_machine, committed_start),
+                "grid tau {tau} {ours_name}: job {id} moved from the anchored run"
+            );
+            let alea_start: f64 = r[col(&format!("{alea_name}_alea_start_ms"))]
+                .parse()
+                .unwrap();
+            let alea_speed: u32 = r[col(&format!("{alea_name}_alea_speed"))].parse().unwrap();
+            if alea_speed != machines[m as usize].speed || (alea_start - start as f64).abs() > 50.0
+            {
+                let submit: i64 = r[col("submit_ms")].parse().unwrap();
+                div.push(((start as f64).min(alea_start), submit, id));
+            }
+        }
+        div.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let got: Vec<u64> = div.iter().take(first[k].len()).map(|d| d.2).collect();
+        assert_eq!(
+            (rows.len() - div.len(), got.as_slice()),
+            (agree[k], first[k]),
+            "grid tau {tau} {alea_name}: (jobs agreeing with Alea, first divergent jobs) moved"
+        );
+    }
+}
+
+#[test]
+fn klusacek_grid_against_alea() {
+    // τ = 1: FCFS agrees until two completions 1.4 ms apart in Alea fall in the same
+    // millisecond of ours (cause G3); EASY as shipped diverges by E1 and G1.
+    grid_case(
+        1,
+        [1227, 573, 3000],
+        [&[1133, 1136, 1137], &[419, 497, 395], &[]],
+    );
+    grid_case(2, [3000, 675, 3000], [&[], &[396, 423, 408], &[]]);
+    grid_case(5, [3000, 3000, 3000], [&[], &[], &[]]);
 }
