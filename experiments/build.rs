@@ -1,5 +1,5 @@
-//! Embeds every experiment entry (`<paper>/*.toml`, `<paper>/sweeps/*.toml`) into the crate, so
-//! the `gridsched` binary knows all experiments wherever it runs.
+//! Embeds every experiment entry (`<paper>/*.toml` but `ledger.toml`, `<paper>/sweeps/*.toml`)
+//! into the crate, so the `gridsched` binary knows all experiments wherever it runs.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,7 +17,11 @@ fn collect(dir: &Path, root: &Path, out: &mut Vec<PathBuf>) {
                 collect(&path, root, out);
             }
         } else if path.extension().is_some_and(|e| e == "toml")
-            && path.file_name().is_some_and(|n| n != "Cargo.toml")
+            // Not entries: the crate manifest, and each document's divergence ledger, which
+            // the report reads from the checkout (crates/repro/src/ledger.rs).
+            && path
+                .file_name()
+                .is_some_and(|n| n != "Cargo.toml" && n != "ledger.toml")
         {
             out.push(path.strip_prefix(root).expect("under root").to_path_buf());
         }
