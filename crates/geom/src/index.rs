@@ -15,6 +15,23 @@ pub enum Rule {
     EarliestFeasible,
     /// Best-fit: the shortest feasible period (ties: earlier start, lower server).
     ShortestFeasible,
+    /// Best-fit as §3.3.3 of the thesis searches, strip by strip, *without* the spec's
+    /// boundary-strip fixes (spec §2.7, A10): a sensitivity reading, not the stated objective.
+    ///
+    /// Strips are start strips; `p` is the ready time's and `p'` the latest start's. Each strip
+    /// up to `p` is asked the thesis's R1 query (the shortest period ending at or after
+    /// `r + l`, found through the end-ordered secondary tree), each strip from `p` to `p'` its
+    /// R2 query (the shortest period of length `>= l`, the binary search in the
+    /// length-ordered tree), so strip `p` is asked both. The thesis assumes that every period
+    /// a query sees lies in the query's region; that holds in every strip but `p` (which also
+    /// holds periods starting after `r`, and before it) and `p'` (which also holds periods
+    /// starting after `d - l`). There a query can return a period the job does not fit;
+    /// such an answer is discarded, and the strip offers nothing for that query even if
+    /// another of its periods fits. The answer is the shortest of the strips' feasible
+    /// answers (ties: earlier start, lower server), so it is never shorter than
+    /// [`Rule::ShortestFeasible`]'s, is the same period whenever that one lies outside the
+    /// strips `p` and `p'`, and may be `None` where a feasible period exists.
+    ShortestByLiteralStripQueries,
     /// Min-LIP step 1 as the thesis states it: group the R2 periods by start strip; in the
     /// first (earliest) strip that has one, the longest (ties: earlier start, lower server).
     LongestInFirstStartStrip,

@@ -60,6 +60,58 @@ impl LinearIndex {
     }
 }
 
+impl LinearIndex {
+    /// [`Rule::ShortestByLiteralStripQueries`] in one pass: outside the boundary strips `p`
+    /// and `p'` every strip's literal query returns its shortest feasible period (in a strip
+    /// before `p` every period starts before `r`; in one strictly between `p` and `p'` every
+    /// period starts in `[r, d - l]`), so those strips together contribute the shortest
+    /// feasible period among them; the three boundary answers are computed literally and
+    /// kept only if the job fits them.
+    fn shortest_by_literal_strip_queries(&mut self, w: &Window) -> Option<IdlePeriod> {
+        let g = self.geometry;
+        let (p, p_last) = (g.strip_of(w.ready), g.strip_of(w.latest_start));
+        self.operations += self.periods.len() as u64;
+        let keep = |slot: &mut Option<IdlePeriod>, x: &IdlePeriod| {
+            if slot.is_none_or(|b| shorter(x, &b)) {
+                *slot = Some(*x);
+            }
+        };
+        let (mut best, mut r1_p, mut r2_p, mut r2_last) = (None, None, None, None);
+        for x in &self.periods {
+            let s = g.strip_of(x.start);
+            if s == p {
+                if x.end >= w.earliest_end {
+                    keep(&mut r1_p, x);
+                }
+                if x.len() >= w.min_len {
+                    keep(&mut r2_p, x);
+                }
+            } else if s == p_last && p_last > p {
+                if x.len() >= w.min_len {
+                    keep(&mut r2_last, x);
+                }
+            } else if w.admits(x) {
+                keep(&mut best, x);
+            }
+        }
+        for x in [r1_p, r2_p, r2_last].iter().flatten() {
+            if w.admits(x) {
+                keep(&mut best, x);
+            }
+        }
+        best
+    }
+}
+
+/// `a` shorter than `b`; ties by earlier start, then lower server (Best-fit's order).
+fn shorter(a: &IdlePeriod, b: &IdlePeriod) -> bool {
+    match a.len().total_cmp(&b.len()) {
+        Ordering::Less => true,
+        Ordering::Greater => false,
+        Ordering::Equal => earlier(a, b),
+    }
+}
+
 /// `a` before `b` by (start, server).
 fn earlier(a: &IdlePeriod, b: &IdlePeriod) -> bool {
     a.cmp_start(b) == Ordering::Less
@@ -132,14 +184,8 @@ impl IdlePeriodIndex for LinearIndex {
         let g = self.geometry;
         match rule {
             Rule::EarliestFeasible => self.best_by(|p| w.admits(p), earlier),
-            Rule::ShortestFeasible => self.best_by(
-                |p| w.admits(p),
-                |a, b| match a.len().total_cmp(&b.len()) {
-                    Ordering::Less => true,
-                    Ordering::Greater => false,
-                    Ordering::Equal => earlier(a, b),
-                },
-            ),
+            Rule::ShortestFeasible => self.best_by(|p| w.admits(p), shorter),
+            Rule::ShortestByLiteralStripQueries => self.shortest_by_literal_strip_queries(w),
             Rule::LongestInFirstStartStrip => {
                 let r2 = |p: &IdlePeriod| p.start >= w.ready && w.admits(p);
                 self.best_by(r2, |a, b| {

@@ -18,9 +18,10 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-const RULES: [Rule; 11] = [
+const RULES: [Rule; 12] = [
     Rule::EarliestFeasible,
     Rule::ShortestFeasible,
+    Rule::ShortestByLiteralStripQueries,
     Rule::LongestInFirstStartStrip,
     Rule::EarliestStartFromReady,
     Rule::LatestStartBeforeReady {

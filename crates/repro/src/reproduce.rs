@@ -589,7 +589,7 @@ pub fn gantt_chart(
     let model = &exp.model;
     let mut params = ParamSet::merged(&[&sweep.parameters, &series.parameters]);
     params.set(&sweep.axis.parameter, toml::Value::Float(x));
-    let key = StreamKey::new(sweep.seed, &sweep.name)
+    let key = StreamKey::new(sweep.seed, sweep.stream_name())
         .point(&runner::point_name(&sweep.axis.parameter, x))
         .replication(0);
     let gantt = model

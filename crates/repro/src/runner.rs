@@ -207,7 +207,7 @@ pub fn run_sweep(
             params.set(&sweep.axis.parameter, toml::Value::Float(it.x));
             point_name(&sweep.axis.parameter, it.x)
         };
-        let key = StreamKey::new(sweep.seed, &sweep.name)
+        let key = StreamKey::new(sweep.seed, sweep.stream_name())
             .point(&point)
             .replication(it.replication);
         let fail = |e: crate::model::ModelError| {
@@ -560,6 +560,7 @@ pub(crate) mod tests {
             name: "curve-test".into(),
             model: CURVE_MODEL.into(),
             seed: 1,
+            streams: None,
             parameters: Default::default(),
             axis,
             series: vec![series("unit", 1.0), series("double", 2.0)],
@@ -615,5 +616,29 @@ pub(crate) mod tests {
         let again = run_sweep(&sweep, &CurveModel, &opts).unwrap();
         assert_eq!((again.computed, again.resumed), (0, 6));
         assert!(again.values == run.values);
+    }
+
+    #[test]
+    fn a_sweep_keyed_by_another_sweeps_streams_sees_its_draws() {
+        let base = curve_sweep();
+        let renamed = SweepSpec {
+            name: "curve-test-renamed".into(),
+            ..curve_sweep()
+        };
+        let shared = SweepSpec {
+            streams: Some(base.name.clone()),
+            ..renamed.clone()
+        };
+        assert_eq!(shared.stream_name(), "curve-test");
+        let opts = RunOptions::default();
+        let run = |s: &SweepSpec| run_sweep(s, &CurveModel, &opts).unwrap().values;
+        let values = |v: Vec<RunValue>| v.into_iter().map(|v| v.value).collect::<Vec<_>>();
+        let (a, b, c) = (
+            values(run(&base)),
+            values(run(&renamed)),
+            values(run(&shared)),
+        );
+        assert_eq!(a, c, "same streams, same numbers");
+        assert_ne!(a, b, "another name draws other numbers");
     }
 }

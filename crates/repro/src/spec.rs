@@ -29,6 +29,12 @@ pub struct SweepSpec {
     /// Master seed of all random streams.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// The name the random streams are keyed by, when it is not `name`: a sensitivity sweep
+    /// that gives another sweep's name here (and its seed and axis values) runs its series on
+    /// that sweep's very jobs, so a series both sweeps share gives identical numbers and a new
+    /// reading is compared on the same jobs ([`SweepSpec::stream_name`]).
+    #[serde(default)]
+    pub streams: Option<String>,
     /// Parameters shared by every point and series.
     #[serde(default)]
     pub parameters: Params,
@@ -429,6 +435,11 @@ impl Scale {
 }
 
 impl SweepSpec {
+    /// The name every random stream of this sweep is keyed by: `streams`, else `name`.
+    pub fn stream_name(&self) -> &str {
+        self.streams.as_deref().unwrap_or(&self.name)
+    }
+
     /// Axis values at a scale.
     pub fn axis_values(&self, scale: Scale) -> &[f64] {
         match scale {

@@ -19,7 +19,8 @@ pub use scheduler::{
     SchedulerConfig, SubmitError,
 };
 pub use strategy::{
-    LactLate, MinTipReading, Placement, R2Pick, Step2Start, Strategy, StrategyOptions,
+    BestFitSearch, LactLate, MinTipReading, Placement, R2Pick, Step2Start, Strategy,
+    StrategyOptions,
 };
 
 use gridsched_workload::Request;

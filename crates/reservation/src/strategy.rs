@@ -120,6 +120,19 @@ pub enum LactLate {
     LatestFeasibleCompletion,
 }
 
+/// How Best-fit searches (Castillo spec §2.7, A10). The stated objective, "minimizes the sum
+/// of the leading and trailing idle periods" (§3.2.2), is the shortest feasible period; the
+/// per-strip queries of §3.3.3 return it only with the spec's boundary-strip fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum BestFitSearch {
+    /// The shortest feasible period over all strips (the stated objective; the default).
+    #[default]
+    Exact,
+    /// §3.3.3's queries as written, strip by strip, an answer the job does not fit discarded
+    /// ([`Rule::ShortestByLiteralStripQueries`]): a sensitivity reading.
+    LiteralStripQueries,
+}
+
 /// Every interpretation switch of the ch. 3 strategies; the defaults are the spec's proposals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct StrategyOptions {
@@ -128,6 +141,7 @@ pub struct StrategyOptions {
     pub min_tip: MinTipReading,
     pub min_tip_step1_order: StripOrder,
     pub lact_late: LactLate,
+    pub best_fit_search: BestFitSearch,
 }
 
 impl Default for StrategyOptions {
@@ -139,6 +153,7 @@ impl Default for StrategyOptions {
             // The exact mirror of Min-LIP's top-to-bottom strip order.
             min_tip_step1_order: StripOrder::LatestFirst,
             lact_late: LactLate::default(),
+            best_fit_search: BestFitSearch::default(),
         }
     }
 }
@@ -171,7 +186,12 @@ impl StrategyOptions {
         };
         match strategy {
             Strategy::FirstFit => vec![(Rule::EarliestFeasible, Early)],
-            Strategy::BestFit => vec![(Rule::ShortestFeasible, Early)],
+            Strategy::BestFit => match self.best_fit_search {
+                BestFitSearch::Exact => vec![(Rule::ShortestFeasible, Early)],
+                BestFitSearch::LiteralStripQueries => {
+                    vec![(Rule::ShortestByLiteralStripQueries, Early)]
+                }
+            },
             Strategy::MinLip => vec![(r2, Early), (r1, Early)],
             Strategy::MinTip => match self.min_tip {
                 MinTipReading::Mirror => vec![(tip1, Late), (Rule::EarliestEndAfterDeadline, Late)],

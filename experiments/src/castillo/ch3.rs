@@ -2,8 +2,9 @@
 
 use gridsched_geom::{ExpiryMode, StripOrder};
 use gridsched_reservation::{
-    EmptyBin, IndexKind, LactLate, MinTipReading, R2Pick, ReservationScheduler, RunRecorder,
-    ScheduleAudit, SchedulerConfig, SizeBins, Step2Start, Strategy, StrategyOptions, run,
+    BestFitSearch, EmptyBin, IndexKind, LactLate, MinTipReading, R2Pick, ReservationScheduler,
+    RunRecorder, ScheduleAudit, SchedulerConfig, SizeBins, Step2Start, Strategy, StrategyOptions,
+    run,
 };
 use gridsched_sim::{BoundedPareto, StreamKey};
 use gridsched_workload::{ReadyOffset, ReservationWorkload};
@@ -55,6 +56,10 @@ const PARAMETERS: &[(&str, &str)] = &[
     (
         "lact_late",
         "earliest_completion (default) | latest_feasible_completion — spec A12",
+    ),
+    (
+        "best_fit_search",
+        "exact (default) | literal_strip_queries: §3.3.3's per-strip queries without the boundary-strip fixes — spec §2.7, A10 (sensitivity)",
     ),
     ("fairness_bins", "number of size bins B (default 100)"),
     (
@@ -142,6 +147,14 @@ impl CastilloCh3 {
                         "latest_feasible_completion",
                         LactLate::LatestFeasibleCompletion,
                     ),
+                ],
+            )?,
+            best_fit_search: p.choice(
+                "best_fit_search",
+                BestFitSearch::Exact,
+                &[
+                    ("exact", BestFitSearch::Exact),
+                    ("literal_strip_queries", BestFitSearch::LiteralStripQueries),
                 ],
             )?,
         };
@@ -275,6 +288,32 @@ mod tests {
             let loss = m.iter().find(|x| x.0 == "loss").unwrap().1;
             assert!((0.0..=1.0).contains(&loss), "{s}: {loss}");
         }
+    }
+
+    #[test]
+    fn literal_best_fit_reading_runs_audited_and_differs() {
+        let run = |search: &str, index: &str| {
+            let p = ParamSet::from_pairs(&[
+                ("load", 0.9.into()),
+                ("strategy", "best-fit".into()),
+                ("best_fit_search", search.into()),
+                ("index", index.into()),
+                ("audit", true.into()),
+            ]);
+            CastilloCh3.run(&p, &StreamKey::new(1, "t"), 5000).unwrap()
+        };
+        let metric = |m: &Measurement, name: &str| m.iter().find(|x| x.0 == name).unwrap().1;
+        let (exact, literal) = (run("exact", "tree"), run("literal_strip_queries", "tree"));
+        assert_eq!(
+            metric(&literal, "loss"),
+            metric(&run("literal_strip_queries", "linear"), "loss"),
+            "the index does not change decisions"
+        );
+        assert_ne!(
+            (metric(&exact, "loss"), metric(&exact, "delay")),
+            (metric(&literal, "loss"), metric(&literal, "delay")),
+            "at rho = 0.9 the boundary strips change some decisions"
+        );
     }
 
     #[test]

@@ -102,12 +102,15 @@ impl Wants {
             .iter()
             .any(|r| *r != Rule::ShortestFeasible && StartStripIndex::supports(*r))
             || rules.is_empty();
+        let best_fit = rules.contains(&Rule::ShortestFeasible);
         Wants {
-            start,
+            // Rules no structure indexes (answered by a scan) still need one to hold the
+            // periods: the start strips, as for no rules at all.
+            start: start || !(end || best_fit),
             global_start: rules.iter().any(|r| walks_start_strips(*r)),
             end,
             global_end: rules.contains(&Rule::LatestEndAfterDeadline),
-            best_fit: rules.contains(&Rule::ShortestFeasible),
+            best_fit,
         }
     }
 }

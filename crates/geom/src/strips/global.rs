@@ -293,6 +293,7 @@ impl IdlePeriodIndex for GlobalStartIndex {
                 self.latest_start_before_ready(w, skip_ready_strip)
             }
             Rule::ShortestFeasible
+            | Rule::ShortestByLiteralStripQueries
             | Rule::LongestInEndStrip { .. }
             | Rule::EarliestEndAfterDeadline
             | Rule::LatestEndAfterDeadline => self.scan(rule, w),

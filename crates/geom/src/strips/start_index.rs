@@ -843,7 +843,8 @@ impl IdlePeriodIndex for StartStripIndex {
                 self.latest_start_before_ready(window, skip_ready_strip)
             }
             Rule::EarliestStartBeforeReady => self.earliest_start_before_ready(window),
-            Rule::LongestInEndStrip { .. }
+            Rule::ShortestByLiteralStripQueries
+            | Rule::LongestInEndStrip { .. }
             | Rule::EarliestEndAfterDeadline
             | Rule::LatestEndAfterDeadline => self.scan(rule, window),
         };
