@@ -44,7 +44,9 @@ pub use holes::{Busy, HolesError, holes, schedule_holes};
 pub use moga::{MAX_POPULATION, Member, MogaConfig, MogaResult, select};
 pub use plan::{App, Candidate, Evaluation, Evaluator, Placement, Schedule, candidates_of};
 pub use pricing::{Pricer, PricingError, PricingPolicy, QueuedJob, Quote, SiteState, choose};
-pub use provision::{Provisioned, WEEK, advertised, offered_load, provision, scale_load};
+pub use provision::{
+    Provisioned, WEEK, advertised, offered_load, provision, scale_load, thin_load,
+};
 pub use reservations::{PricedRun, PricedRunError, ReservationRequest, Reserved, run_priced_site};
 pub use site::{Advertisement, Horizon, SiteError, SlotSite};
 pub use slot::{HOUR, Offer, Refusal, Request};

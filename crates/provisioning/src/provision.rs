@@ -87,6 +87,20 @@ pub fn scale_load(jobs: &[Job], p: f64, shift: Time, rng: &mut impl Rng) -> Vec<
     out
 }
 
+/// The mirror of [`scale_load`] for a lower load: each job of `jobs` kept independently with
+/// probability `keep` (draws in job order from `rng`, one per job whatever `keep`, so the jobs
+/// kept at `keep` are a subset of those kept at any `keep' > keep`). Submit times, ids and
+/// shapes are unchanged; `keep = 1` returns the jobs as they are.
+pub fn thin_load(jobs: &[Job], keep: f64, rng: &mut impl Rng) -> Vec<Job> {
+    jobs.iter()
+        .filter(|_| {
+            let u: f64 = rng.random();
+            u < keep
+        })
+        .copied()
+        .collect()
+}
+
 /// Offered load: `Σ procs × run / (capacity × (last submit − first submit))`.
 pub fn offered_load(jobs: &[Job], capacity: u32) -> f64 {
     let (Some(lo), Some(hi)) = (
@@ -125,5 +139,33 @@ mod tests {
         }
         assert_eq!(scale_load(&jobs, 0.0, WEEK, &mut r1).len(), 1000);
         assert!((offered_load(&jobs, 4) - 0.25).abs() < 0.01);
+    }
+
+    #[test]
+    fn thinning_keeps_a_monotone_subset_in_order_and_lowers_the_load() {
+        let jobs: Vec<Job> = (0..10_000)
+            .map(|i| Job::new(i, i as Time * 100, 2, 50))
+            .collect();
+        let thin = |keep: f64| {
+            let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+            thin_load(&jobs, keep, &mut r)
+        };
+        assert_eq!(thin(1.0), jobs);
+        assert!(thin(0.0).is_empty());
+        let lo = thin(0.6);
+        let hi = thin(0.84);
+        // Every job kept at 0.6 is kept at 0.84, unchanged and in order.
+        assert!(
+            lo.iter()
+                .all(|j| hi.contains(j) && jobs[j.id as usize] == *j)
+        );
+        assert!(hi.windows(2).all(|w| w[0].submit < w[1].submit));
+        assert!(
+            (hi.len() as f64 / 10_000.0 - 0.84).abs() < 0.02,
+            "{}",
+            hi.len()
+        );
+        let (full, kept) = (offered_load(&jobs, 4), offered_load(&hi, 4));
+        assert!((kept / full - 0.84).abs() < 0.02, "{kept} vs {full}");
     }
 }

@@ -6,43 +6,54 @@ use std::path::Path;
 use std::sync::Arc;
 
 use gridsched_batch::{Config, Estimates, Job, Platform, Policy, Simulator, Time, swf::trace_jobs};
-use gridsched_provisioning::{WEEK, offered_load, run_priced_site, scale_load};
+use gridsched_provisioning::{WEEK, offered_load, run_priced_site, scale_load, thin_load};
 use gridsched_repro::model::ModelError;
 use gridsched_sim::StreamKey;
 use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
 
 use crate::memo::Memo;
 
-/// One site: a log on `procs` processors with a shifted copy of each job kept with
-/// probability `copy_p` (0: the log as it is).
+/// One site: a log on `procs` processors, each of its jobs kept with probability `keep` (1: all
+/// of them), with a shifted copy of each kept job kept with probability `copy_p` (0: none).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SiteSpec {
     pub trace: String,
     pub procs: u32,
     pub copy_p: f64,
+    /// Thinning of the log itself (a load below the log's own; 1 = the log as it is).
+    pub keep: f64,
 }
 
 impl SiteSpec {
-    /// Parses `TRACE/PROCS/P` (e.g. `CTC/430/0.4`).
+    /// Parses `TRACE/PROCS/COPY_P` (e.g. `CTC/430/0.4`), optionally followed by `/KEEP`, the
+    /// probability with which each of the log's own jobs is kept (e.g. `SDSC/128/0/0.84`).
     pub fn parse(s: &str) -> Result<SiteSpec, ModelError> {
         let bad = || {
             ModelError(format!(
-                "site `{s}`: expected TRACE/PROCS/COPY_P, e.g. CTC/430/0.4"
+                "site `{s}`: expected TRACE/PROCS/COPY_P[/KEEP], e.g. CTC/430/0.4 or SDSC/128/0/0.84"
             ))
         };
         let mut it = s.trim().split('/');
-        let (Some(t), Some(p), Some(c), None) = (it.next(), it.next(), it.next(), it.next()) else {
+        let (Some(t), Some(p), Some(c), k, None) =
+            (it.next(), it.next(), it.next(), it.next(), it.next())
+        else {
             return Err(bad());
         };
         let procs: u32 = p.parse().map_err(|_| bad())?;
         let copy_p: f64 = c.parse().map_err(|_| bad())?;
-        if procs == 0 || !(0.0..=1.0).contains(&copy_p) || t.is_empty() {
+        let keep: f64 = k.map_or(Ok(1.0), str::parse).map_err(|_| bad())?;
+        if procs == 0
+            || !(0.0..=1.0).contains(&copy_p)
+            || !(keep > 0.0 && keep <= 1.0)
+            || t.is_empty()
+        {
             return Err(bad());
         }
         Ok(SiteSpec {
             trace: t.to_string(),
             procs,
             copy_p,
+            keep,
         })
     }
 
@@ -52,14 +63,15 @@ impl SiteSpec {
     }
 }
 
-/// The jobs of a site's background: the log's first `jobs` kept jobs that fit `procs`, plus
-/// the shifted copies. The copies are drawn from one stream per log (`seed`), so a higher
-/// `copy_p` keeps a superset of the copies a lower one keeps.
+/// The jobs of a site's background: the log's first `jobs` kept jobs that fit `procs`, thinned
+/// to `keep`, plus the shifted copies. The thinning and the copies are drawn from two streams
+/// per log (`seed`), so a higher `keep` keeps a superset of the jobs a lower one keeps, and a
+/// higher `copy_p` a superset of the copies.
 pub fn background_jobs(site: &SiteSpec, jobs: u64, seed: u64) -> Result<Arc<Vec<Job>>, ModelError> {
     static CACHE: Memo<Vec<Job>> = Memo::new();
     let key = format!(
-        "{}|{}|{}|{jobs}|{seed}",
-        site.trace, site.procs, site.copy_p
+        "{}|{}|{}|{}|{jobs}|{seed}",
+        site.trace, site.procs, site.copy_p, site.keep
     );
     CACHE.get(key, || Ok(scaled(&log_jobs(site, jobs)?, site, seed)))
 }
@@ -79,12 +91,19 @@ fn log_jobs(site: &SiteSpec, jobs: u64) -> Result<Arc<Vec<Job>>, ModelError> {
     })
 }
 
-/// `log` with the site's copies (the same draws for every `copy_p`).
+/// `log` thinned to the site's `keep`, with the site's copies (the same draws for every `keep`
+/// and every `copy_p`; `keep = 1` draws nothing, so such a site is exactly what it was before
+/// thinning existed).
 fn scaled(log: &[Job], site: &SiteSpec, seed: u64) -> Vec<Job> {
-    let mut rng = StreamKey::new(seed, "singh-load")
-        .point(&site.trace)
-        .stream("copies")
-        .rng();
+    let key = StreamKey::new(seed, "singh-load").point(&site.trace);
+    let thinned;
+    let log = if site.keep < 1.0 {
+        thinned = thin_load(log, site.keep, &mut key.clone().stream("thin").rng());
+        &thinned[..]
+    } else {
+        log
+    };
+    let mut rng = key.stream("copies").rng();
     scale_load(log, site.copy_p, WEEK, &mut rng)
 }
 
@@ -133,8 +152,8 @@ pub fn calibrate_copy_p(
 ) -> Result<Calibration, ModelError> {
     static CACHE: Memo<Calibration> = Memo::new();
     let key = format!(
-        "{}|{}|{jobs}|{seed}|{days}|{target}|{measure:?}",
-        site.trace, site.procs
+        "{}|{}|{}|{jobs}|{seed}|{days}|{target}|{measure:?}",
+        site.trace, site.procs, site.keep
     );
     let log = log_jobs(site, jobs)?;
     let at = |p: f64| -> Result<f64, ModelError> {
@@ -250,9 +269,23 @@ mod tests {
             SiteSpec {
                 trace: "CTC".into(),
                 procs: 430,
-                copy_p: 0.4
+                copy_p: 0.4,
+                keep: 1.0
             }
         );
+        assert_eq!(SiteSpec::parse("SDSC/128/0/0.84").unwrap().keep, 0.84);
+        assert_eq!(
+            SiteSpec::parse("SDSC/128/0/1").unwrap(),
+            SiteSpec::parse("SDSC/128/0").unwrap()
+        );
+        for bad in [
+            "SDSC/128/0/0",
+            "SDSC/128/0/1.2",
+            "SDSC/128/0/x",
+            "SDSC/128/0/0.8/1",
+        ] {
+            assert!(SiteSpec::parse(bad).is_err(), "{bad}");
+        }
         assert!(SiteSpec::parse("CTC/430").is_err());
         assert!(SiteSpec::parse("CTC/x/0.1").is_err());
         assert!(SiteSpec::parse("CTC/430/1.5").is_err());
@@ -262,6 +295,38 @@ mod tests {
                 .len(),
             2
         );
+    }
+
+    /// A thinned site keeps a subset of its log's jobs (their shapes and times unchanged) and
+    /// its offered load falls by about the kept fraction; `keep = 1` is the log as it is.
+    #[test]
+    fn thinning_a_site_keeps_a_subset_of_its_log() {
+        let log: Vec<Job> = (0..20_000)
+            .map(|i| Job::new(i, i as Time * 60, 1 + (i % 7) as u32, 300))
+            .collect();
+        let site = |k: f64| SiteSpec {
+            trace: "T".into(),
+            procs: 8,
+            copy_p: 0.0,
+            keep: k,
+        };
+        assert_eq!(scaled(&log, &site(1.0), 2008), log);
+        let thin = scaled(&log, &site(0.84), 2008);
+        assert!(thin.iter().all(|j| log[j.id as usize] == *j));
+        let ratio = offered_load(&thin, 8) / offered_load(&log, 8);
+        assert!((ratio - 0.84).abs() < 0.02, "{ratio}");
+        // Copies are of the kept jobs only.
+        let both = scaled(
+            &log,
+            &SiteSpec {
+                copy_p: 0.5,
+                ..site(0.84)
+            },
+            2008,
+        );
+        let base = thin.iter().map(|j| j.id).max().unwrap() + 1;
+        assert!(both.len() > thin.len());
+        assert!(both.iter().filter(|j| j.id < base).eq(thin.iter()));
     }
 
     /// The bisection finds the smallest p of a step measure to within 2^-30, and says when
