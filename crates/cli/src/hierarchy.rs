@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gridsched_hierarchical::hierarchy::{
-    HierarchyConfig, OsChanges, RootLevel, RunResult, Submission, run_hierarchy,
+    FirstSubmission, HierarchyConfig, OsChanges, RfcOrder, RootLevel, RunResult, Submission,
+    run_hierarchy,
 };
 use gridsched_hierarchical::p2p::{Flooding, P2pConfig, run_p2p};
 use gridsched_hierarchical::{Address, Grid, Network, PathClass, draw_jobs};
@@ -50,6 +51,22 @@ enum SystemArg {
 enum OnOff {
     On,
     Off,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum RfcOrderArg {
+    /// The requesting branch closest to the job's user first.
+    Closest,
+    /// RFC-arrival order.
+    Arrival,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FirstSubmissionArg {
+    /// After a first think time.
+    AfterThink,
+    /// At t = 0.
+    AtZero,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -100,6 +117,14 @@ struct RunArgs {
     /// usage; the thesis's 3 by default, 1 offers only when the server is free.
     #[arg(long, default_value_t = 3.0)]
     p2p_deadline_factor: f64,
+    /// Which backlogged RFC of a channel a scheduler serves first when jobs arrive (A22):
+    /// the branch closest to the job's user (Butterfly's premise), or RFC-arrival order.
+    #[arg(long, value_enum, default_value = "closest")]
+    rfc_order: RfcOrderArg,
+    /// Experiments 2 and 3: a workstation's first job after a think time (A23, the default),
+    /// or at t = 0 by the workstations experiment 1 starts (a burst).
+    #[arg(long, value_enum, default_value = "after-think")]
+    first_submission: FirstSubmissionArg,
     /// Seed of the grid's server types and OSes, the jobs and the submitters.
     #[arg(long, default_value_t = 2006)]
     seed: u64,
@@ -329,6 +354,10 @@ fn run_system(a: RunArgs) -> Result<()> {
             "--os-changes and --butterfly off apply to the hierarchies (h1, h4, h16): P2P has no Fallback, Butterfly or Load-Balance"
         );
     }
+    let first_submission = match a.first_submission {
+        FirstSubmissionArg::AfterThink => FirstSubmission::AfterThink,
+        FirstSubmissionArg::AtZero => FirstSubmission::AtZero,
+    };
     let key = StreamKey::new(a.seed, "gridsched-hierarchy");
     let grid = Grid::thesis(&key);
     let jobs = draw_jobs(&key, a.jobs, mean_mb)?;
@@ -342,6 +371,7 @@ fn run_system(a: RunArgs) -> Result<()> {
                     FloodingArg::Naive => Flooding::Naive,
                 },
                 deadline_factor: a.p2p_deadline_factor,
+                first_submission,
                 ..P2pConfig::default()
             };
             run_p2p(&grid, Network::thesis(), &jobs, &submission, &config, &key)
@@ -357,6 +387,11 @@ fn run_system(a: RunArgs) -> Result<()> {
             let config = HierarchyConfig {
                 butterfly_lb: rescheduling,
                 os_changes,
+                rfc_order: match a.rfc_order {
+                    RfcOrderArg::Closest => RfcOrder::Closest,
+                    RfcOrderArg::Arrival => RfcOrder::Arrival,
+                },
+                first_submission,
                 ..HierarchyConfig::default()
             };
             run_hierarchy(

@@ -8,8 +8,8 @@ mod common;
 use std::collections::BTreeSet;
 
 use gridsched_hierarchical::hierarchy::{
-    ChannelRebuild, DiscoveryTrigger, HierarchyConfig, OsChanges, Peering, RfcRule, RootLevel,
-    RunError, RunResult, Submission, run_hierarchy,
+    ChannelRebuild, DiscoveryTrigger, HierarchyConfig, OsChanges, Peering, RfcOrder, RfcRule,
+    RootLevel, RunError, RunResult, Submission, run_hierarchy,
 };
 use gridsched_hierarchical::{Grid, JobSpec, Network, Os, draw_jobs};
 use gridsched_sim::{Millis, StreamKey};
@@ -200,6 +200,8 @@ fn constant_resources_are_bit_identical_to_before() {
         // H4 / H16 as they were: trees in isolation (B's peering is pinned in hybrid.rs).
         let config = HierarchyConfig {
             peering: Peering::Isolated,
+            // The pins predate A22: backlogged RFCs served in arrival order.
+            rfc_order: RfcOrder::Arrival,
             ..HierarchyConfig::default()
         };
         let (_, _, r) = run(rep, root, &sub, n, mb, config);

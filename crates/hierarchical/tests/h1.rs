@@ -312,6 +312,10 @@ fn every_switch_and_arrival_mode_keeps_the_invariants() {
             exp1_workstations: Exp1Workstations::First,
             ..audited()
         },
+        HierarchyConfig {
+            rfc_order: gridsched_hierarchical::hierarchy::RfcOrder::Arrival,
+            ..audited()
+        },
     ];
     for (i, config) in variants.into_iter().enumerate() {
         let (grid, jobs, r) = run(i as u32, 400, 28.9, Submission::Continuous, config);
@@ -327,6 +331,44 @@ fn every_switch_and_arrival_mode_keeps_the_invariants() {
         audited(),
     );
     check_invariants(&grid, &jobs, &r);
+    let burst = HierarchyConfig {
+        first_submission: gridsched_hierarchical::hierarchy::FirstSubmission::AtZero,
+        ..audited()
+    };
+    let (grid, jobs, r) = run(9, 300, 312.7, Submission::HeterogeneousThink, burst);
+    check_invariants(&grid, &jobs, &r);
+}
+
+/// A23 `AtZero`: Exp 3's first jobs are Exp 1's start (the same workstations, at t = 0), the
+/// later ones follow think times; `AfterThink` (the default) starts nobody at 0.
+#[test]
+fn a23_first_submission_at_zero() {
+    use gridsched_hierarchical::hierarchy::FirstSubmission;
+    let day = Submission::CommonThink(86_400_000);
+    let burst = HierarchyConfig {
+        first_submission: FirstSubmission::AtZero,
+        ..audited()
+    };
+    let (grid, jobs, r) = run(14, 2000, 312.7, day.clone(), burst);
+    check_invariants(&grid, &jobs, &r);
+    let n_ws = grid.workstations().len();
+    let at_zero = r.records.iter().filter(|x| x.rt == 0).count();
+    assert_eq!(at_zero, n_ws, "every workstation submits once at 0");
+    let (_, _, e1) = run(14, 2000, 312.7, Submission::Continuous, audited());
+    let first = |rr: &RunResult| {
+        rr.records
+            .iter()
+            .filter(|x| x.rt == 0)
+            .map(|x| x.workstation)
+            .collect::<BTreeSet<_>>()
+    };
+    assert_eq!(first(&r), first(&e1), "the workstations Exp 1 starts");
+    assert!(
+        r.records.iter().any(|x| x.rt > 3_600_000),
+        "later jobs think"
+    );
+    let (_, _, spread) = run(14, 2000, 312.7, day, audited());
+    assert!(spread.records.iter().all(|x| x.rt > 0));
 }
 
 #[test]
@@ -446,4 +488,114 @@ fn a18_first_workstations_submit() {
     assert!(used.is_subset(&first));
     let (_, _, d) = run(13, 400, 312.7, Submission::Continuous, audited());
     assert!(d.records.iter().any(|x| !first.contains(&x.workstation)));
+}
+
+/// A22 on Fig. 22's addresses (its 133.6.6.x is outside the grid: 133.3.6.x here): a job
+/// arrives at a scheduler (GS_A, 133.3.6.1) that holds RFCs
+/// from two idle servers of its channel, GS2 (133.3.6.7, its RFC first: same site) and GS1
+/// (132.4.1.1, 6 ms later). The user is at 132.4.4.5, which shares 132.4 with GS1 only.
+/// `Closest` pushes the job to GS1 ("Suppose the GSS pushes the job to GS2 because GS1 is
+/// busy": GS1 is not busy here); `Arrival` pushes it to GS2, the first RFC.
+#[test]
+fn a22_rfc_order_fig_22() {
+    use gridsched_hierarchical::hierarchy::RfcOrder;
+    use gridsched_hierarchical::hierarchy::actors::{
+        HierarchyActor, Leaf, Node, Scheduler, Workload, Workstation,
+    };
+    use gridsched_hierarchical::{Os, Placement, Server, ServerType};
+    use gridsched_sim::{ActorId, Simulation};
+    use std::cell::Cell;
+    use std::collections::BTreeMap;
+    use std::rc::Rc;
+
+    let served = |order: RfcOrder| {
+        let net = Network::thesis();
+        let t = *net.topology();
+        let node = |s: &str| t.parse(s).unwrap();
+        // 0 GSS, 1 GS_A, 2 GS1, 3 GS2, 4 the user's workstation.
+        let hosts = [
+            "133.3.6.2",
+            "133.3.6.1",
+            "132.4.1.1",
+            "133.3.6.7",
+            "132.4.4.5",
+        ]
+        .map(node)
+        .to_vec();
+        let placement = Placement::new(net, hosts.clone()).unwrap();
+        let mut sim: Simulation<HierarchyActor, Placement> = Simulation::new(placement);
+        let config = Rc::new(HierarchyConfig {
+            rfc_order: order,
+            audit_delivery: true,
+            ..HierarchyConfig::default()
+        });
+        let wrap = |node| HierarchyActor {
+            node,
+            config: Rc::clone(&config),
+            received: BTreeMap::new(),
+        };
+        let id = ActorId;
+        // prox[child][user site 0]: GS1 shares two octets (132.4) with the user, GS2 none.
+        sim.add_actor(wrap(Node::Scheduler(Box::new(Scheduler::new(
+            None,
+            vec![id(1)],
+            vec![vec![0]],
+        )))));
+        sim.add_actor(wrap(Node::Scheduler(Box::new(Scheduler::new(
+            Some(id(0)),
+            vec![id(2), id(3)],
+            vec![vec![2], vec![0]],
+        )))));
+        for i in [2usize, 3] {
+            let server = Server {
+                node: hosts[i],
+                address: t.address(hosts[i]).unwrap(),
+                site: 0,
+                kind: ServerType {
+                    number: 0,
+                    nodes: 64,
+                    cpus_per_node: 2,
+                },
+                os: Os::Unix,
+            };
+            sim.add_actor(wrap(Node::Leaf(Box::new(Leaf::new(server, id(1))))));
+            sim.set_timer(id(i as u32), 0, 0).unwrap();
+        }
+        let workload = Rc::new(Workload {
+            jobs: vec![JobSpec {
+                index: 0,
+                os: Os::Unix,
+                input_bytes: 1_000_000,
+            }]
+            .into(),
+            submitted: Cell::new(0),
+        });
+        let ws = Workstation::new(
+            hosts[4],
+            0,
+            id(0),
+            workload,
+            gridsched_hierarchical::hierarchy::Arrivals::Continuous,
+            0.0,
+            key(0).stream("ws").rng(),
+        );
+        sim.add_actor(wrap(Node::Workstation(Box::new(ws))));
+        sim.set_timer(id(4), 0, 0).unwrap();
+        sim.run().unwrap();
+        let Node::Workstation(w) = &sim.actors()[4].node else {
+            unreachable!()
+        };
+        assert_eq!(w.records.len(), 1);
+        w.records[0].server
+    };
+    assert_eq!(
+        served(RfcOrder::Arrival),
+        ActorId(3),
+        "GS2's RFC came first"
+    );
+    assert_eq!(
+        served(RfcOrder::Closest),
+        ActorId(2),
+        "GS1 is the user's closer branch"
+    );
 }

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use gridsched_hierarchical::hierarchy::{
-    AcceptForeign, Forest, HierarchyConfig, Peering, RootLevel, RunResult, Submission,
+    AcceptForeign, Forest, HierarchyConfig, Peering, RfcOrder, RootLevel, RunResult, Submission,
     jobs_run_abroad, peer_graph, run_hierarchy,
 };
 use gridsched_hierarchical::{Grid, JobSpec, Network, draw_jobs};
@@ -133,6 +133,8 @@ fn isolated_trees_are_bit_identical_to_before() {
         let k = StreamKey::new(11, "alzoubi-fallback-test").replication(rep);
         let config = HierarchyConfig {
             peering: Peering::Isolated,
+            // The pins predate A22: backlogged RFCs served in arrival order.
+            rfc_order: RfcOrder::Arrival,
             ..HierarchyConfig::default()
         };
         let (grid, jobs, r) = run(&k, root, &sub, n, config.clone());

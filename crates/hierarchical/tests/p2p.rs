@@ -586,3 +586,38 @@ fn measure_equivalence_large() {
         }
     }
 }
+
+/// A23 `AtZero` (Exp 2/3 with Exp 1's start): the engines still agree exactly, Exp 1's
+/// workstations submit at 0 and the later jobs follow think times.
+#[test]
+fn collapsed_equals_naive_with_first_submissions_at_zero() {
+    use gridsched_hierarchical::hierarchy::FirstSubmission;
+    let base = P2pConfig {
+        first_submission: FirstSubmission::AtZero,
+        ..config(Flooding::Naive)
+    };
+    for rep in 0..2 {
+        let grid = Grid::thesis(&key(rep));
+        for submission in &SUBMISSIONS[1..] {
+            let r = assert_same(
+                &grid,
+                &Network::thesis(),
+                rep,
+                300,
+                1000.0,
+                submission,
+                &base,
+            );
+            assert_eq!(r.result.unfinished, 0);
+            let at_zero = r.result.records.iter().filter(|x| x.rt == 0).count();
+            assert_eq!(
+                at_zero, 300,
+                "N < workstations: every job a first submission at 0"
+            );
+        }
+        let day = Submission::CommonThink(86_400_000);
+        let r = assert_same(&grid, &Network::thesis(), rep, 2500, 1000.0, &day, &base);
+        let at_zero = r.result.records.iter().filter(|x| x.rt == 0).count();
+        assert_eq!(at_zero, grid.workstations().len());
+    }
+}

@@ -16,12 +16,12 @@
 //!   experiments one process runs.
 
 use gridsched_hierarchical::hierarchy::{
-    DiscoveryTrigger, DonorJob, HierarchyConfig, OsChanges, Proximity, RfcRule, RootLevel,
-    RunResult, ShareBase, Submission, run_hierarchy, slowest_server_bound_ms,
+    DiscoveryTrigger, DonorJob, FirstSubmission, HierarchyConfig, OsChanges, Proximity, RfcOrder,
+    RfcRule, RootLevel, RunResult, ShareBase, Submission, run_hierarchy, slowest_server_bound_ms,
 };
 use gridsched_hierarchical::p2p::{Flooding, P2pConfig, run_p2p};
 use gridsched_hierarchical::{
-    Address, ExecModel, Grid, Network, NetworkConfig, Rounding, draw_jobs,
+    Address, ExecModel, Grid, Network, NetworkConfig, PathClass, Rounding, draw_jobs,
 };
 use gridsched_repro::model::{Measurement, Model, ModelError, ParamSet};
 use gridsched_repro::papers::Paper;
@@ -228,6 +228,14 @@ const HIERARCHY_PARAMS: &[(&str, &str)] = &[
     ("proximity", "best-site (default) | child-address (A11)"),
     ("donor_job", "newest (default) | oldest (A12)"),
     (
+        "rfc_order",
+        "closest (default) | arrival (A22): which backlogged RFC of a channel gets arriving jobs first",
+    ),
+    (
+        "first_submission",
+        "after-think (default) | at-zero (A23): Exp 2/3's first jobs after a think time, or Exp 1's start at t = 0",
+    ),
+    (
         "exec_b",
         "b of t_exec = S / (b · CPUs), bytes per CPU-second (default 1000, A1)",
     ),
@@ -252,6 +260,12 @@ const HIERARCHY_METRICS: &[&str] = &[
     "fallback_returns",
     "p2p_resubmissions",
     "p2p_components",
+    "transfer_s",
+    "compute_s",
+    "queue_s",
+    "server_cpus",
+    "same_site_pct",
+    "other_backbone_pct",
 ];
 
 /// Table 4c's H1 TRTs for N = 520 (Exp 1), seconds: (N, MB, TRT).
@@ -315,8 +329,74 @@ fn hierarchy_config(p: &ParamSet) -> Result<HierarchyConfig, ModelError> {
         os_changes: p
             .choice("os_changes", None, &[("off", None), ("thesis", Some(()))])?
             .map(|()| OsChanges::thesis()),
+        rfc_order: p.choice(
+            "rfc_order",
+            RfcOrder::Closest,
+            &[
+                ("closest", RfcOrder::Closest),
+                ("arrival", RfcOrder::Arrival),
+            ],
+        )?,
+        first_submission: first_submission(p)?,
         ..HierarchyConfig::default()
     })
+}
+
+fn first_submission(p: &ParamSet) -> Result<FirstSubmission, ModelError> {
+    p.choice(
+        "first_submission",
+        FirstSubmission::AfterThink,
+        &[
+            ("after-think", FirstSubmission::AfterThink),
+            ("at-zero", FirstSubmission::AtZero),
+        ],
+    )
+}
+
+/// Where a run's execution time went, averaged over its jobs (the trace of issue 31):
+/// `transfer` = the input's and the output's transfer times on the job's path, `compute` =
+/// `t_exec` on its server, `queue` = AET − transfer − compute (a P2P job's wait behind the
+/// server's earlier jobs after its offer; the ACCEPT and scheduling messages otherwise), the
+/// mean CPUs of the servers the jobs ran on, and the shares of jobs that ran in their user's
+/// site and on another backbone.
+fn decompose(
+    grid: &Grid,
+    network: &Network,
+    exec: &ExecModel,
+    r: &RunResult,
+) -> Result<[f64; 6], ModelError> {
+    let n = r.records.len().max(1) as f64;
+    let servers = grid.servers();
+    let (mut transfer, mut compute, mut cpus, mut site, mut far) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for rec in &r.records {
+        let s = servers
+            .get(rec.server.index())
+            .ok_or_else(|| ModelError(format!("job {} ran on an unknown server", rec.job)))?;
+        let delay = |a, b, bytes| {
+            network
+                .delay(a, b, bytes)
+                .map(|ms| ms as f64 / 1000.0)
+                .map_err(ModelError::from_display)
+        };
+        transfer += delay(rec.workstation, s.node, rec.input_bytes)?
+            + delay(s.node, rec.workstation, rec.input_bytes * 5)?;
+        compute += exec.exec_ms(rec.input_bytes, s.cpus()) as f64 / 1000.0;
+        cpus += f64::from(s.cpus());
+        match rec.class {
+            PathClass::SameSite => site += 1.0,
+            PathClass::OtherBackbone => far += 1.0,
+            _ => {}
+        }
+    }
+    let (transfer, compute) = (transfer / n, compute / n);
+    Ok([
+        transfer,
+        compute,
+        r.metrics.aet_s - transfer - compute,
+        cpus / n,
+        100.0 * site / n,
+        100.0 * far / n,
+    ])
 }
 
 /// The grid system a run simulates.
@@ -331,6 +411,8 @@ struct Run {
     result: RunResult,
     p2p_resubmissions: f64,
     p2p_components: f64,
+    /// [`decompose`]'s means.
+    parts: [f64; 6],
 }
 
 fn submission(p: &ParamSet) -> Result<Submission, ModelError> {
@@ -426,12 +508,16 @@ impl Model for AlzoubiHierarchy {
             let grid = Grid::thesis(key);
             let specs = draw_jobs(key, n, mb).map_err(ModelError::from_display)?;
             match system {
-                System::Tree(root) => Ok(Run {
-                    result: run_hierarchy(&grid, network, &specs, &submission, root, config.clone(), key)
-                        .map_err(ModelError::from_display)?,
-                    p2p_resubmissions: f64::NAN,
-                    p2p_components: f64::NAN,
-                }),
+                System::Tree(root) => {
+                    let result = run_hierarchy(&grid, network.clone(), &specs, &submission, root, config.clone(), key)
+                        .map_err(ModelError::from_display)?;
+                    Ok(Run {
+                        parts: decompose(&grid, &network, &config.exec, &result)?,
+                        result,
+                        p2p_resubmissions: f64::NAN,
+                        p2p_components: f64::NAN,
+                    })
+                }
                 System::P2p => {
                     if config.os_changes.is_some() {
                         return Err(ModelError(
@@ -442,11 +528,13 @@ impl Model for AlzoubiHierarchy {
                         flooding,
                         deadline_factor,
                         exec: config.exec,
+                        first_submission: config.first_submission,
                         ..P2pConfig::default()
                     };
-                    let r = run_p2p(&grid, network, &specs, &submission, &p2p, key)
+                    let r = run_p2p(&grid, network.clone(), &specs, &submission, &p2p, key)
                         .map_err(ModelError::from_display)?;
                     Ok(Run {
+                        parts: decompose(&grid, &network, &config.exec, &r.result)?,
                         result: r.result,
                         p2p_resubmissions: r.resubmissions as f64,
                         p2p_components: r.components as f64,
@@ -488,6 +576,12 @@ impl Model for AlzoubiHierarchy {
             ("fallback_returns", r.fallback_returns as f64),
             ("p2p_resubmissions", run.p2p_resubmissions),
             ("p2p_components", run.p2p_components),
+            ("transfer_s", run.parts[0]),
+            ("compute_s", run.parts[1]),
+            ("queue_s", run.parts[2]),
+            ("server_cpus", run.parts[3]),
+            ("same_site_pct", run.parts[4]),
+            ("other_backbone_pct", run.parts[5]),
         ])
     }
 }

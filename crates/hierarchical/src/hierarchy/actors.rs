@@ -27,8 +27,8 @@ use rand::Rng;
 use crate::address::{Address, NodeId};
 use crate::grid::{Os, Server};
 use crate::hierarchy::config::{
-    AcceptForeign, ChannelRebuild, DiscoveryTrigger, DonorJob, HierarchyConfig, Peering, RfcRule,
-    ShareBase,
+    AcceptForeign, ChannelRebuild, DiscoveryTrigger, DonorJob, HierarchyConfig, Peering, RfcOrder,
+    RfcRule, ShareBase,
 };
 use crate::jobs::JobSpec;
 use crate::network::{DelayError, PathClass};
@@ -850,13 +850,42 @@ impl Scheduler {
         Ok(true)
     }
 
-    /// Serves the pending RFCs of `only` (or all channels), in arrival order.
+    /// Serves the pending RFCs of `only` (or all channels). Under [`RfcOrder::Closest`] the
+    /// oldest unassigned job of a channel first goes to the requesting branch closest to its
+    /// user (ties by RFC arrival), which takes its `B_share` from there on; then, as under
+    /// [`RfcOrder::Arrival`], every pending RFC is served in arrival order (Butterfly and
+    /// Load-Balance candidates, and jobs left over).
     fn serve_pending(
         &mut self,
         ctx: &mut Ctx<'_>,
         c: &HierarchyConfig,
         only: Option<Os>,
     ) -> Result<(), HierarchyError> {
+        if c.rfc_order == RfcOrder::Closest {
+            for os in Os::ALL.into_iter().filter(|&o| only.is_none_or(|x| x == o)) {
+                while let Some(head) = self.unassigned[os.index()].front().copied() {
+                    let site = head.ws_site as usize;
+                    let best = self
+                        .pending
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| p.1 == os)
+                        .max_by(|(i, x), (j, y)| {
+                            self.prox[x.0][site]
+                                .cmp(&self.prox[y.0][site])
+                                .then(j.cmp(i))
+                        })
+                        .map(|(i, _)| i);
+                    let Some(i) = best else { break };
+                    let (b, _) = self.pending[i];
+                    if self.serve(ctx, c, b, os)? {
+                        self.pending.remove(i);
+                    } else {
+                        break;
+                    }
+                }
+            }
+        }
         let mut i = 0;
         while i < self.pending.len() {
             let (b, os) = self.pending[i];

@@ -60,6 +60,24 @@ pub enum DonorJob {
     Oldest,
 }
 
+/// Which backlogged RFC a scheduler serves first when jobs arrive for a channel (A22). The
+/// thesis's self-scheduling pushes jobs "upon receiving an RFC"; when jobs reach a scheduler
+/// that holds RFCs from several branches of their channel (the jobs arrived after the RFCs),
+/// it does not say which branch gets them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RfcOrder {
+    /// The branch closest to the user of the oldest waiting job (A11's proximity; ties by RFC
+    /// arrival): Butterfly's premise (L1147: a job is rescheduled on the closest resource "once
+    /// it becomes available if it had been busy when the user's job was scheduled"; L1160:
+    /// "Suppose the GSS pushes the job to GS2 because GS1 is busy") is that a job goes to the
+    /// closest branch that can take it.
+    #[default]
+    Closest,
+    /// In RFC-arrival order, whoever the job's user is (spec §3.3's pseudo-code, "in
+    /// RFC-arrival order"; the only order before issue 31).
+    Arrival,
+}
+
 /// Where the non-leaf schedulers run (A5). The thesis's 2400 nodes are all servers or
 /// workstations and it never says which node a GS occupies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -104,6 +122,20 @@ pub enum Exp1Workstations {
     Random,
     /// The first `N` workstations in address order.
     First,
+}
+
+/// When a workstation submits its first job under Exp 2 and Exp 3 (A23); later jobs always
+/// follow a think time after the previous job's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FirstSubmission {
+    /// After a first think time Exp(mean), like every later job: a workstation "stays
+    /// inactive until a user submits a request" (L1829) and users arrive at the workstation's
+    /// rate (the spec's proposal, §3.1).
+    #[default]
+    AfterThink,
+    /// At t = 0, by the workstations Exp 1 would start ([`Exp1Workstations`]: `min(N,
+    /// workstations)` of them), think times only between jobs: a burst of first submissions.
+    AtZero,
 }
 
 /// Resource (OS) changes on the servers (Exp 5, spec §3.6 "Resource-change process", A21).
@@ -221,12 +253,16 @@ pub struct HierarchyConfig {
     pub proximity: Proximity,
     /// A12.
     pub donor_job: DonorJob,
+    /// A22.
+    pub rfc_order: RfcOrder,
     /// A5.
     pub scheduler_host: SchedulerHost,
     /// A10.
     pub channel_rebuild: ChannelRebuild,
     /// A18.
     pub exp1_workstations: Exp1Workstations,
+    /// A23.
+    pub first_submission: FirstSubmission,
     /// A1: compute time.
     pub exec: ExecModel,
     /// §2.5 sizes.
@@ -260,9 +296,11 @@ impl Default for HierarchyConfig {
             share_base: ShareBase::Tentative,
             proximity: Proximity::BestSite,
             donor_job: DonorJob::Newest,
+            rfc_order: RfcOrder::Closest,
             scheduler_host: SchedulerHost::FirstServer,
             channel_rebuild: ChannelRebuild::KeepEquivalent,
             exp1_workstations: Exp1Workstations::Random,
+            first_submission: FirstSubmission::AfterThink,
             exec: ExecModel::default(),
             sizes: MessageSizes::default(),
             offer_timeout: 100,

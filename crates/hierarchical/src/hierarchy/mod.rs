@@ -43,8 +43,9 @@ pub use actors::{
 };
 pub use calib::{TrtCalibration, calib_trt520, slowest_server_bound_ms};
 pub use config::{
-    AcceptForeign, ChannelRebuild, DiscoveryTrigger, DonorJob, Exp1Workstations, HierarchyConfig,
-    MessageSizes, OsChanges, Peering, Proximity, RfcRule, SchedulerHost, ShareBase,
+    AcceptForeign, ChannelRebuild, DiscoveryTrigger, DonorJob, Exp1Workstations, FirstSubmission,
+    HierarchyConfig, MessageSizes, OsChanges, Peering, Proximity, RfcOrder, RfcRule, SchedulerHost,
+    ShareBase,
 };
 pub use tree::{Forest, RootLevel, TreeChild};
 
@@ -352,18 +353,9 @@ pub fn run_hierarchy(
             .expect("actor");
     }
     let n_ws = users.len();
+    let burst = config.first_submission == FirstSubmission::AtZero;
     match submission {
-        Submission::Continuous => {
-            let mut order: Vec<usize> = (0..n_ws).collect();
-            if config.exp1_workstations == Exp1Workstations::Random {
-                order.shuffle(&mut run.clone().stream("submitters").rng());
-            }
-            for &w in order.iter().take(jobs.len().min(n_ws)) {
-                sim.set_timer(ActorId((ws_base + w) as u32), 0, 0)
-                    .expect("actor");
-            }
-        }
-        Submission::HeterogeneousThink | Submission::CommonThink(_) => {
+        Submission::HeterogeneousThink | Submission::CommonThink(_) if !burst => {
             for w in 0..n_ws {
                 let id = ActorId((ws_base + w) as u32);
                 if let Some(HierarchyActor {
@@ -375,6 +367,17 @@ pub fn run_hierarchy(
                     let t = (-(1.0 - u).ln() * ws.think_mean).round() as Millis;
                     sim.set_timer(id, t, 0).expect("actor");
                 }
+            }
+        }
+        // Exp 1, and Exp 2/3 under A23 `AtZero`: the A18 workstations submit at 0.
+        _ => {
+            let mut order: Vec<usize> = (0..n_ws).collect();
+            if config.exp1_workstations == Exp1Workstations::Random {
+                order.shuffle(&mut run.clone().stream("submitters").rng());
+            }
+            for &w in order.iter().take(jobs.len().min(n_ws)) {
+                sim.set_timer(ActorId((ws_base + w) as u32), 0, 0)
+                    .expect("actor");
             }
         }
     }

@@ -46,8 +46,8 @@ use rand::seq::{IndexedRandom, SliceRandom};
 
 use crate::grid::Grid;
 use crate::hierarchy::{
-    EXP2_THINK_MEANS, Exp1Workstations, HierarchyError, JobRecord, MessageSizes, Metrics, RunError,
-    RunResult, Submission,
+    EXP2_THINK_MEANS, Exp1Workstations, FirstSubmission, HierarchyError, JobRecord, MessageSizes,
+    Metrics, RunError, RunResult, Submission,
 };
 use crate::jobs::{ExecModel, JobSpec};
 use crate::network::Network;
@@ -118,6 +118,8 @@ pub struct P2pConfig {
     pub sizes: MessageSizes,
     /// A18, as in [`crate::hierarchy::HierarchyConfig::exp1_workstations`].
     pub exp1_workstations: Exp1Workstations,
+    /// A23, as in [`crate::hierarchy::HierarchyConfig::first_submission`].
+    pub first_submission: FirstSubmission,
     /// Record every acceptance in [`P2pRun::acceptances`] (tests).
     pub audit: bool,
 }
@@ -134,6 +136,7 @@ impl Default for P2pConfig {
             exec: ExecModel::default(),
             sizes: MessageSizes::default(),
             exp1_workstations: Exp1Workstations::Random,
+            first_submission: FirstSubmission::AfterThink,
             audit: false,
         }
     }
@@ -328,8 +331,13 @@ pub fn run_p2p(
         rngs.push(run.clone().stream(&format!("think/{i}")).rng());
     }
     let n_ws = users.len();
+    let burst = config.first_submission == FirstSubmission::AtZero;
     let initial: Vec<(u32, Millis)> = match submission {
-        Submission::Continuous => {
+        Submission::HeterogeneousThink | Submission::CommonThink(_) if !burst => (0..n_ws)
+            .map(|w| (w as u32, think(&mut rngs[w], think_mean[w])))
+            .collect(),
+        // Exp 1, and Exp 2/3 under A23 `AtZero`: the A18 workstations submit at 0.
+        _ => {
             let mut order: Vec<usize> = (0..n_ws).collect();
             if config.exp1_workstations == Exp1Workstations::Random {
                 order.shuffle(&mut run.clone().stream("submitters").rng());
@@ -340,9 +348,6 @@ pub fn run_p2p(
                 .map(|&w| (w as u32, 0))
                 .collect()
         }
-        Submission::HeterogeneousThink | Submission::CommonThink(_) => (0..n_ws)
-            .map(|w| (w as u32, think(&mut rngs[w], think_mean[w])))
-            .collect(),
     };
     let setup = Setup {
         model,
