@@ -5,7 +5,9 @@
 //! /proc/thread-self/schedstat) for reading the gzip log, for the simulation alone, and jobs
 //! per CPU second. Environment: `PROCS` (cluster size instead of the header's MaxProcs; wider
 //! jobs are dropped), `LIMIT` (the first N jobs of the log only), `SIZES=1` (also step the
-//! simulation and print the largest queue and profile seen; slower, not a timing).
+//! simulation and print the largest queue and profile seen; slower, not a timing), `EVERY=N`
+//! (also print, every N events, the simulated time, CPU seconds so far, queue and profile
+//! sizes and the counters: where a replay spends its time).
 
 use std::path::Path;
 
@@ -68,8 +70,10 @@ fn main() {
                 let path = trace_path(&data_dir(None), trace);
                 let limit = env_num("LIMIT");
                 let log = load_swf(Path::new(&path), SwfLoadOptions { limit }).expect("log");
-                let procs = env_num("PROCS")
-                    .map_or_else(|| log.header.max_procs.expect("MaxProcs") as u32, |p| p as u32);
+                let procs = env_num("PROCS").map_or_else(
+                    || log.header.max_procs.expect("MaxProcs") as u32,
+                    |p| p as u32,
+                );
                 (procs, trace_jobs(&log, procs).jobs)
             }
         };
@@ -82,10 +86,23 @@ fn main() {
         let mut sim =
             Simulator::with_jobs(Platform::cluster(procs).unwrap(), config, jobs).unwrap();
         let mut sizes = (0usize, 0usize);
-        if env_num("SIZES").is_some_and(|v| v > 0) {
+        let every = env_num("EVERY").filter(|&v| v > 0);
+        if env_num("SIZES").is_some_and(|v| v > 0) || every.is_some() {
+            let mut step = 0usize;
             while sim.step() {
                 sizes.0 = sizes.0.max(sim.waiting());
                 sizes.1 = sizes.1.max(sim.profile(0).len());
+                step += 1;
+                if every.is_some_and(|e| step.is_multiple_of(e)) {
+                    println!(
+                        "event {step}: t {} cpu {:.3} s queue {} profile {} {:?}",
+                        sim.now(),
+                        cpu_seconds() - c1,
+                        sim.waiting(),
+                        sim.profile(0).len(),
+                        sim.counters()
+                    );
+                }
             }
         } else {
             sim.run();
@@ -104,7 +121,10 @@ fn main() {
             ct
         );
         if sizes.0 > 0 {
-            println!("largest queue {}, largest profile {} change points", sizes.0, sizes.1);
+            println!(
+                "largest queue {}, largest profile {} change points",
+                sizes.0, sizes.1
+            );
         }
     }
     println!("best: core {:.3} s, end to end {:.3} s", best.0, best.1);

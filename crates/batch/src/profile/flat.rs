@@ -1,7 +1,9 @@
-//! The flat-array profile that [`Profile`](super::Profile) replaced, kept as the oracle of its
-//! property tests (`profile/tests.rs`): the same step function as two flat sorted arrays,
-//! every insertion and removal a `memmove`, every search a point-by-point sweep. Its answers
-//! define the profile's semantics, down to edge cases such as a zero duration.
+//! The flat layout of the profile: the step function as two flat sorted arrays, every
+//! insertion and removal a `memmove`, every search a point-by-point sweep. It is what a
+//! [`Profile`](super::Profile) of few change points uses (fastest there: everything is one
+//! contiguous sweep over a few kilobytes), and the oracle of the property tests
+//! (`profile/tests.rs`): its answers define the profile's semantics, down to edge cases such
+//! as a zero duration, and the chunked layout must give the same answers and states.
 
 use super::MAX_CAPACITY;
 use crate::Time;
@@ -81,6 +83,33 @@ impl FlatProfile {
     /// Whether the level stays at `free_now` forever.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Becomes the profile of `capacity` processors at `now` with `free_now` free and the
+    /// change points `points` (time, real level; times strictly increasing, after `now`),
+    /// reusing its arrays.
+    pub fn assign(
+        &mut self,
+        capacity: i64,
+        now: Time,
+        free_now: i64,
+        points: impl Iterator<Item = (Time, i64)>,
+    ) {
+        self.capacity = capacity;
+        self.now = now;
+        self.free_now = free_now;
+        self.head = 0;
+        self.times.clear();
+        self.levels.clear();
+        for (t, l) in points {
+            self.times.push(t);
+            self.levels.push(l);
+        }
+    }
+
+    /// The change points: times (strictly increasing, after `now`) and the levels from them.
+    pub fn points(&self) -> (&[Time], &[i64]) {
+        (&self.times[self.head..], &self.levels[self.head..])
     }
 
     /// Moves the present to `t ≥ now`, folding every change at or before `t`.

@@ -1,7 +1,9 @@
-//! The profile against a brute-force level array (small horizons) and against the flat-array
-//! profile it replaced (`flat.rs`, the oracle): random operation sequences long enough to
-//! split, merge and drop chunks must give identical answers to every query and identical
-//! states after every operation.
+//! The profile against a brute-force level array (small horizons) and against the flat layout
+//! (`flat.rs`, the oracle): random operation sequences long enough to split, merge and drop
+//! chunks, and to switch layouts back and forth, must give identical answers to every query
+//! and identical states after every operation. The sequences run with the default switching
+//! sizes, with the chunked layout from the first point on (switching sizes 0), and with small
+//! switching sizes that make profiles change layout every few dozen operations.
 
 use super::flat::FlatProfile;
 use super::*;
@@ -46,7 +48,12 @@ impl Levels {
 #[test]
 fn singh_figure_1_profile() {
     // Singh Fig. 1: 5 processors; A(2p,3) at 0, C(1p,2) at 0, B(4p,1) at 3, D(3p,2) at 4.
-    let mut p = Profile::new(5, 0);
+    for p in [Profile::new(5, 0), Profile::with_switch(5, 0, 0, 0)] {
+        singh_figure_1(p);
+    }
+}
+
+fn singh_figure_1(mut p: Profile) {
     p.reserve(0, 3, 2);
     p.reserve(0, 2, 1);
     p.reserve(3, 4, 4);
@@ -71,10 +78,13 @@ fn singh_figure_1_profile() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
     #[test]
-    fn matches_brute_force(ops in proptest::collection::vec((0u8..4, 0i64..40, 1i64..12, 1u32..6), 1..60)) {
+    fn matches_brute_force(
+        ops in proptest::collection::vec((0u8..4, 0i64..40, 1i64..12, 1u32..6), 1..60),
+        switch in prop_oneof![Just((GROW_AT, SHRINK_AT)), Just((0, 0)), (1usize..8).prop_map(|g| (g, g + 1))],
+    ) {
         let cap = 6u32;
         let horizon = 80usize;
-        let mut p = Profile::new(cap, 0);
+        let mut p = Profile::with_switch(cap, 0, switch.0, switch.1);
         let mut b = Levels::new(i64::from(cap), horizon);
         let mut blocks: Vec<(Time, Time, u32)> = Vec::new();
         for (op, t, d, q) in ops {
@@ -145,11 +155,11 @@ type Op = (u8, i64, i64, u32, i64);
 
 /// The same operation on both profiles: identical answers, identical states.
 impl Pair {
-    fn new(cap: u32, now: Time) -> Self {
+    fn new(cap: u32, now: Time, (grow, shrink): (usize, usize)) -> Self {
         Pair {
-            new: Profile::new(cap, now),
+            new: Profile::with_switch(cap, now, grow, shrink),
             old: FlatProfile::new(cap, now),
-            spare: Profile::new(cap, now),
+            spare: Profile::with_switch(cap, now, grow, shrink),
             blocks: Vec::new(),
             forever: Vec::new(),
         }
@@ -192,7 +202,14 @@ impl Pair {
                     (s, s + 1 + b.rem_euclid(horizon / 4))
                 };
                 let ok = self.new.try_reserve(s, e, procs);
-                prop_assert_eq!(ok, self.old.try_reserve(s, e, procs), "try_reserve({}, {}, {})", s, e, procs);
+                prop_assert_eq!(
+                    ok,
+                    self.old.try_reserve(s, e, procs),
+                    "try_reserve({}, {}, {})",
+                    s,
+                    e,
+                    procs
+                );
                 if ok {
                     self.blocks.push((s, e, procs));
                 }
@@ -277,12 +294,19 @@ impl Pair {
         prop_assert_eq!(n.first_below(t, hi, p), o.first_below(t, hi, p));
         prop_assert_eq!(n.first_at_least(t, p), o.first_at_least(t, p));
         prop_assert_eq!(n.first_below_from(t, hi, p), o.first_below_from(t, hi, p));
-        prop_assert_eq!(n.fits(t.max(now), dur, procs), o.fits(t.max(now), dur, procs));
+        prop_assert_eq!(
+            n.fits(t.max(now), dur, procs),
+            o.fits(t.max(now), dur, procs)
+        );
         prop_assert_eq!(n.earliest_fit(t, dur, procs), o.earliest_fit(t, dur, procs));
         prop_assert_eq!(
             n.earliest_fit_before(t, dur, procs, limit),
             o.earliest_fit_before(t, dur, procs, limit),
-            "earliest_fit_before({}, {}, {}, {})", t, dur, procs, limit
+            "earliest_fit_before({}, {}, {}, {})",
+            t,
+            dur,
+            procs,
+            limit
         );
         prop_assert_eq!(n.next_change(t), o.next_change(t));
         let (lo, up) = (t.max(now), hi.max(t.max(now) + 1));
@@ -298,7 +322,10 @@ impl Pair {
         prop_assert_eq!(n.first_below(ta, tb, p), o.first_below(ta, tb, p));
         prop_assert_eq!(n.first_below_from(ta, tb, p), o.first_below_from(ta, tb, p));
         prop_assert_eq!(n.fits(ta, tb - ta, procs), o.fits(ta, tb - ta, procs));
-        prop_assert_eq!(n.earliest_fit(ta, tb - ta, procs), o.earliest_fit(ta, tb - ta, procs));
+        prop_assert_eq!(
+            n.earliest_fit(ta, tb - ta, procs),
+            o.earliest_fit(ta, tb - ta, procs)
+        );
         prop_assert_eq!(
             n.earliest_fit_before(ta, tb - ta, procs, tb),
             o.earliest_fit_before(ta, tb - ta, procs, tb)
@@ -312,21 +339,51 @@ impl Pair {
 /// Operations of kinds `0..kinds` (every kind from 14 on is a reservation at the earliest
 /// fit, so a larger `kinds` grows the profile to more chunks).
 fn ops(kinds: u8, len: std::ops::Range<usize>) -> impl Strategy<Value = Vec<(Op, Op)>> {
-    let op = (0u8..kinds, any::<i64>(), any::<i64>(), any::<u32>(), any::<i64>());
+    let op = (
+        0u8..kinds,
+        any::<i64>(),
+        any::<i64>(),
+        any::<u32>(),
+        any::<i64>(),
+    );
     proptest::collection::vec((op.clone(), op), len)
 }
 
-fn run_against_oracle(cap: u32, horizon: Time, seq: &[(Op, Op)]) -> Result<(), TestCaseError> {
-    let mut pair = Pair::new(cap, 1_000);
+/// Switching sizes: the defaults, chunked from the first point on, or no gap at a size drawn
+/// among those the sequences reach (chunked above `g` points, flat at `g` or fewer: the
+/// layout changes at every crossing).
+fn switch() -> impl Strategy<Value = (usize, usize)> {
+    prop_oneof![
+        Just((GROW_AT, SHRINK_AT)),
+        Just((0, 0)),
+        (4usize..250).prop_map(|g| (g, g + 1)),
+    ]
+}
+
+fn run_against_oracle(
+    cap: u32,
+    horizon: Time,
+    seq: &[(Op, Op)],
+    switch: (usize, usize),
+) -> Result<(), TestCaseError> {
+    let mut pair = Pair::new(cap, 1_000, switch);
     for (i, &(op, q)) in seq.iter().enumerate() {
         pair.apply(op, horizon)?;
         pair.query(q, horizon)?;
         if std::env::var("PROFILE_TEST_SIZES").is_ok() && i % 200 == 0 {
-            eprintln!("{} points, {} chunks", pair.new.len(), pair.new.chunks.len());
+            eprintln!(
+                "{} points, chunked: {}",
+                pair.new.len(),
+                pair.new.is_chunked()
+            );
         }
         // Re-draw the spare's history now and then.
         if i % 97 == 0 {
-            pair.spare.reserve(pair.spare.now() + 1 + i as Time, pair.spare.now() + 2 + i as Time, 1);
+            pair.spare.reserve(
+                pair.spare.now() + 1 + i as Time,
+                pair.spare.now() + 2 + i as Time,
+                1,
+            );
         }
     }
     Ok(())
@@ -337,20 +394,20 @@ proptest! {
 
     /// Hundreds of blocks on a wide machine: many chunks, splits and merges.
     #[test]
-    fn equals_flat_oracle_large(seq in ops(14, 200..2500)) {
-        run_against_oracle(64, 40_000, &seq)?;
+    fn equals_flat_oracle_large(seq in ops(14, 200..2500), switch in switch()) {
+        run_against_oracle(64, 40_000, &seq, switch)?;
     }
 
     /// Mostly reservations on a long horizon: profiles of a thousand points and more.
     #[test]
-    fn equals_flat_oracle_deep(seq in ops(40, 1000..4000)) {
-        run_against_oracle(256, 400_000, &seq)?;
+    fn equals_flat_oracle_deep(seq in ops(40, 1000..4000), switch in switch()) {
+        run_against_oracle(256, 400_000, &seq, switch)?;
     }
 
     /// Few processors and a short horizon: many shared change times, drops of flat points
     /// and chunks emptied.
     #[test]
-    fn equals_flat_oracle_dense(seq in ops(14, 50..1200)) {
-        run_against_oracle(5, 600, &seq)?;
+    fn equals_flat_oracle_dense(seq in ops(14, 50..1200), switch in switch()) {
+        run_against_oracle(5, 600, &seq, switch)?;
     }
 }
