@@ -199,8 +199,8 @@ impl Chunked {
 
     /// Becomes the profile of `capacity` processors at `now` with `free_now` free and the
     /// change points `times` (strictly increasing, after `now`) at real levels `levels`,
-    /// reusing its arenas. Chunks are filled to [`FILL`] points, so that the next insertions
-    /// do not split them at once.
+    /// reusing its arenas. Chunks are filled to three quarters of [`CHUNK`], so that the next
+    /// insertions do not split them at once.
     pub fn assign(
         &mut self,
         capacity: i64,
