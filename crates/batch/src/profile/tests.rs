@@ -80,7 +80,11 @@ proptest! {
     #[test]
     fn matches_brute_force(
         ops in proptest::collection::vec((0u8..4, 0i64..40, 1i64..12, 1u32..6), 1..60),
-        switch in prop_oneof![Just((GROW_AT, SHRINK_AT)), Just((0, 0)), (1usize..8).prop_map(|g| (g, g + 1))],
+        switch in prop_oneof![
+            Just((GROW_AT, SHRINK_AT)),
+            Just((0, 0)),
+            (1usize..8).prop_map(|g| (g, g + 1)),
+        ],
     ) {
         let cap = 6u32;
         let horizon = 80usize;
