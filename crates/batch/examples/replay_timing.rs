@@ -3,7 +3,11 @@
 //! as HPC2N, or `synthetic:N:LOAD` for the benchmark's seeded stream of N jobs on 256
 //! processors at that offered load). Prints CPU seconds (this thread, from
 //! /proc/thread-self/schedstat) for reading the gzip log, for the simulation alone, and jobs
-//! per CPU second.
+//! per CPU second. Environment: `PROCS` (cluster size instead of the header's MaxProcs; wider
+//! jobs are dropped), `LIMIT` (the first N jobs of the log only), `SIZES=1` (also step the
+//! simulation and print the largest queue and profile seen; slower, not a timing), `EVERY=N`
+//! (also print, every N events, the simulated time, CPU seconds so far, queue and profile
+//! sizes and the counters: where a replay spends its time).
 
 use std::path::Path;
 
@@ -39,6 +43,11 @@ fn cpu_seconds() -> f64 {
         )
 }
 
+/// A numeric environment variable, if set.
+fn env_num(name: &str) -> Option<usize> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let trace = args.first().map_or("HPC2N", String::as_str);
@@ -59,8 +68,12 @@ fn main() {
             Some((n, load)) => (256, common::synthetic(n, 256, load)),
             None => {
                 let path = trace_path(&data_dir(None), trace);
-                let log = load_swf(Path::new(&path), SwfLoadOptions::default()).expect("log");
-                let procs = log.header.max_procs.expect("MaxProcs") as u32;
+                let limit = env_num("LIMIT");
+                let log = load_swf(Path::new(&path), SwfLoadOptions { limit }).expect("log");
+                let procs = env_num("PROCS").map_or_else(
+                    || log.header.max_procs.expect("MaxProcs") as u32,
+                    |p| p as u32,
+                );
                 (procs, trace_jobs(&log, procs).jobs)
             }
         };
@@ -72,7 +85,28 @@ fn main() {
             .check_invariants(false);
         let mut sim =
             Simulator::with_jobs(Platform::cluster(procs).unwrap(), config, jobs).unwrap();
-        sim.run();
+        let mut sizes = (0usize, 0usize);
+        let every = env_num("EVERY").filter(|&v| v > 0);
+        if env_num("SIZES").is_some_and(|v| v > 0) || every.is_some() {
+            let mut step = 0usize;
+            while sim.step() {
+                sizes.0 = sizes.0.max(sim.waiting());
+                sizes.1 = sizes.1.max(sim.profile(0).len());
+                step += 1;
+                if every.is_some_and(|e| step.is_multiple_of(e)) {
+                    println!(
+                        "event {step}: t {} cpu {:.3} s queue {} profile {} {:?}",
+                        sim.now(),
+                        cpu_seconds() - c1,
+                        sim.waiting(),
+                        sim.profile(0).len(),
+                        sim.counters()
+                    );
+                }
+            }
+        } else {
+            sim.run();
+        }
         let c2 = cpu_seconds();
         let done = sim.outcomes().count();
         assert_eq!(done, n);
@@ -86,7 +120,12 @@ fn main() {
             n as f64 / (read + core),
             ct
         );
-        let _ = n;
+        if sizes.0 > 0 {
+            println!(
+                "largest queue {}, largest profile {} change points",
+                sizes.0, sizes.1
+            );
+        }
     }
     println!("best: core {:.3} s, end to end {:.3} s", best.0, best.1);
 }

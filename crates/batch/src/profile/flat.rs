@@ -1,43 +1,16 @@
-//! The availability profile of one machine: free processors as a step function of time.
-//!
-//! The profile is the sorted list of its *change points* after `now`: times `t_1 < t_2 < …`
-//! and the level (free processors) on `[t_i, t_{i+1})`; before `t_1` it is `free_now`. A
-//! point whose level equals the one before it is dropped at once, so every stored point is a
-//! real change. Times and levels are two flat arrays, with the folded past cut off lazily.
-//!
-//! | operation | cost (n = change points, w = points inside the block or range) |
-//! |---|---|
-//! | [`Profile::reserve`], [`Profile::release`] | `O(log n + w)` plus a `memmove` of `O(n)` |
-//! | [`Profile::add`] (from `t` to forever) | `O(n)` |
-//! | [`Profile::advance`] (fold the past) | `O(log n)`, amortized |
-//! | [`Profile::free_at`] | `O(log n)` |
-//! | [`Profile::first_below`], [`Profile::first_at_least`], [`Profile::fits`] | `O(log n)` + the points scanned |
-//! | [`Profile::max_free`], [`Profile::min_free`] | `O(log n + w)` |
-//! | [`Profile::earliest_fit`] | `O(log n)` + one forward sweep over the points up to the answer |
-//! | `clone` / `clone_from` | one `memcpy` (no allocation with `clone_from`) |
-//!
-//! Why arrays and not a tree: a queue-based scheduler's profile holds two points per running
-//! or queued job, at most a few hundred on the Parallel Workloads Archive logs (176 on CTC-SP2
-//! under conservative backfilling), and its hot query, the earliest fit, walks forward over
-//! consecutive points. A contiguous sweep over a few kilobytes beats the `O(log n)` descents
-//! of an augmented search tree per skipped interval; an earlier augmented treap took 3.4× the
-//! time on the whole HPC2N log (docs/benchmarks.md). The price is the `O(n)` shift when a
-//! point is inserted or dropped, which for `n` in the tens of thousands (a queue of 10,000
-//! jobs) costs microseconds per update; the criterion benchmark `batch/conservative` covers
-//! such a queue.
+//! The flat layout of the profile: the step function as two flat sorted arrays, every
+//! insertion and removal a `memmove`, every search a point-by-point sweep. It is what a
+//! [`Profile`](super::Profile) of few change points uses (fastest there: everything is one
+//! contiguous sweep over a few kilobytes), and the oracle of the property tests
+//! (`profile/tests.rs`): its answers define the profile's semantics, down to edge cases such
+//! as a zero duration, and the chunked layout must give the same answers and states.
 
+use super::MAX_CAPACITY;
 use crate::Time;
-
-/// The largest machine a profile models (processors): 2^28 = 268,435,456. Free levels are
-/// `i64`, so sums of many blocks stay exact far beyond it; the bound is what every reader of
-/// a processor count (command-line options, SWF headers, machine files) and
-/// [`Platform::grid`](crate::Platform::grid) check against, so that no input reaches
-/// [`Profile::new`]'s assertion.
-pub const MAX_CAPACITY: u32 = 1 << 28;
 
 /// Free processors of one machine over `[now, ∞)`; see the module documentation.
 #[derive(Debug)]
-pub struct Profile {
+pub struct FlatProfile {
     capacity: i64,
     now: Time,
     free_now: i64,
@@ -48,9 +21,9 @@ pub struct Profile {
     head: usize,
 }
 
-impl Clone for Profile {
+impl Clone for FlatProfile {
     fn clone(&self) -> Self {
-        let mut p = Profile::new(0, self.now);
+        let mut p = FlatProfile::new(0, self.now);
         p.clone_from(self);
         p
     }
@@ -69,14 +42,14 @@ impl Clone for Profile {
     }
 }
 
-impl Profile {
+impl FlatProfile {
     /// An idle machine of `capacity` processors at time `now`.
     pub fn new(capacity: u32, now: Time) -> Self {
         assert!(
             capacity <= MAX_CAPACITY,
             "a profile models at most {MAX_CAPACITY} processors"
         );
-        Profile {
+        FlatProfile {
             capacity: i64::from(capacity),
             now,
             free_now: i64::from(capacity),
@@ -110,6 +83,33 @@ impl Profile {
     /// Whether the level stays at `free_now` forever.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Becomes the profile of `capacity` processors at `now` with `free_now` free and the
+    /// change points `points` (time, real level; times strictly increasing, after `now`),
+    /// reusing its arrays.
+    pub fn assign(
+        &mut self,
+        capacity: i64,
+        now: Time,
+        free_now: i64,
+        points: impl Iterator<Item = (Time, i64)>,
+    ) {
+        self.capacity = capacity;
+        self.now = now;
+        self.free_now = free_now;
+        self.head = 0;
+        self.times.clear();
+        self.levels.clear();
+        for (t, l) in points {
+            self.times.push(t);
+            self.levels.push(l);
+        }
+    }
+
+    /// The change points: times (strictly increasing, after `now`) and the levels from them.
+    pub fn points(&self) -> (&[Time], &[i64]) {
+        (&self.times[self.head..], &self.levels[self.head..])
     }
 
     /// Moves the present to `t ≥ now`, folding every change at or before `t`.
@@ -407,133 +407,5 @@ impl Profile {
             prev = (t, l);
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    /// The brute-force reference: the level at every integer time of a small horizon.
-    #[derive(Clone)]
-    struct Levels {
-        cap: i64,
-        now: Time,
-        level: Vec<i64>,
-    }
-
-    impl Levels {
-        fn new(cap: i64, horizon: usize) -> Self {
-            Levels {
-                cap,
-                now: 0,
-                level: vec![cap; horizon],
-            }
-        }
-        fn add(&mut self, t: Time, d: i64) {
-            let from = (t.max(self.now) as usize).min(self.level.len());
-            for l in &mut self.level[from..] {
-                *l += d;
-            }
-        }
-        fn at(&self, t: Time) -> i64 {
-            self.level[(t as usize).min(self.level.len() - 1)]
-        }
-        fn fits(&self, s: Time, d: Time, p: i64) -> bool {
-            (s..s + d).all(|t| self.at(t) >= p)
-        }
-        fn earliest(&self, from: Time, d: Time, p: i64) -> Option<Time> {
-            if p > self.cap {
-                return None;
-            }
-            (from.max(self.now)..self.level.len() as Time).find(|&s| self.fits(s, d, p))
-        }
-    }
-
-    #[test]
-    fn singh_figure_1_profile() {
-        // Singh Fig. 1: 5 processors; A(2p,3) at 0, C(1p,2) at 0, B(4p,1) at 3, D(3p,2) at 4.
-        let mut p = Profile::new(5, 0);
-        p.reserve(0, 3, 2);
-        p.reserve(0, 2, 1);
-        p.reserve(3, 4, 4);
-        p.reserve(4, 6, 3);
-        assert_eq!(p.steps(), vec![(0, 2), (2, 3), (3, 1), (4, 2), (6, 5)]);
-        p.validate().unwrap();
-        // A new 2p x 2 task: [0,2) has 2 free -> starts at 0.
-        assert_eq!(p.earliest_fit(0, 2, 2), Some(0));
-        // 3p x 1: first at [2,3).
-        assert_eq!(p.earliest_fit(0, 1, 3), Some(2));
-        // 3p x 2: [2,3) then [3,4) has 1 -> after 4: [4,6) has 2 -> at 6.
-        assert_eq!(p.earliest_fit(0, 2, 3), Some(6));
-        assert_eq!(p.earliest_fit(0, 1, 6), None);
-        assert_eq!(p.max_free(0, 6), 3);
-        assert_eq!(p.min_free(0, 6), 1);
-        p.advance(3);
-        assert_eq!(p.free_now(), 1);
-        assert_eq!(p.steps(), vec![(3, 1), (4, 2), (6, 5)]);
-        p.validate().unwrap();
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(200))]
-        #[test]
-        fn matches_brute_force(ops in proptest::collection::vec((0u8..4, 0i64..40, 1i64..12, 1u32..6), 1..60)) {
-            let cap = 6u32;
-            let horizon = 80usize;
-            let mut p = Profile::new(cap, 0);
-            let mut b = Levels::new(i64::from(cap), horizon);
-            let mut blocks: Vec<(Time, Time, u32)> = Vec::new();
-            for (op, t, d, q) in ops {
-                match op {
-                    0 | 1 => {
-                        // Reserve at the earliest fit from max(now, t): never overdraws.
-                        let from = t.max(p.now());
-                        let e = p.earliest_fit(from, d, q);
-                        prop_assert_eq!(e, b.earliest(from, d, i64::from(q)));
-                        if let Some(s) = e && s + d < horizon as Time {
-                            p.reserve(s, s + d, q);
-                            b.add(s, -i64::from(q));
-                            b.add(s + d, i64::from(q));
-                            blocks.push((s, s + d, q));
-                        }
-                    }
-                    2 => {
-                        if let Some(k) = blocks.iter().position(|x| x.0 > p.now()) {
-                            let (s, e, q) = blocks.swap_remove(k);
-                            p.release(s, e, q);
-                            b.add(s, i64::from(q));
-                            b.add(e, -i64::from(q));
-                        }
-                    }
-                    _ => {
-                        let to = (p.now() + t / 4).min(horizon as Time - 20);
-                        if to >= p.now() {
-                            p.advance(to);
-                            b.now = to;
-                        }
-                    }
-                }
-                p.validate().map_err(TestCaseError::fail)?;
-                let now = p.now();
-                for t in now..now + 30 {
-                    prop_assert_eq!(p.free_at(t), b.at(t));
-                }
-                for (a, len) in [(now, 1), (now, 7), (now + 3, 11), (now + 5, 2)] {
-                    let lv: Vec<i64> = (a..a + len).map(|t| b.at(t)).collect();
-                    prop_assert_eq!(p.min_free(a, a + len), *lv.iter().min().unwrap());
-                    prop_assert_eq!(p.max_free(a, a + len), *lv.iter().max().unwrap());
-                    for q in 1..=cap {
-                        prop_assert_eq!(p.fits(a, len, q), b.fits(a, len, i64::from(q)));
-                    }
-                }
-                for q in 0..=i64::from(cap) + 1 {
-                    // The first change after `now` where the level is >= q.
-                    let want = (now + 1..horizon as Time).find(|&t| b.at(t) != b.at(t - 1) && b.at(t) >= q);
-                    prop_assert_eq!(p.first_at_least(now, q), want);
-                }
-            }
-        }
     }
 }
