@@ -152,32 +152,68 @@ pub fn reproduce(
     }
     // Results are computed sweep by sweep but returned in the order of `experiments` (callers
     // zip the two), also when experiments sharing a sweep are not adjacent in that order.
-    let mut results: Vec<Option<ExperimentResult>> = vec![None; experiments.len()];
-    let mut done: Vec<&str> = Vec::new();
-    for exp in experiments {
-        if done.contains(&exp.sweep.name.as_str()) {
-            continue;
+    let mut groups: Vec<Vec<(usize, &Experiment)>> = Vec::new();
+    for (i, exp) in experiments.iter().copied().enumerate() {
+        match groups
+            .iter_mut()
+            .find(|g| g[0].1.sweep.name == exp.sweep.name)
+        {
+            Some(group) => group.push((i, exp)),
+            None => groups.push(vec![(i, exp)]),
         }
-        done.push(&exp.sweep.name);
-        let group: Vec<(usize, &Experiment)> = experiments
-            .iter()
-            .copied()
-            .enumerate()
-            .filter(|(_, e)| e.sweep.name == exp.sweep.name)
-            .collect();
+    }
+    let run_group = |group: &Vec<(usize, &Experiment)>, opts: &RunOptions| {
+        let exp = group[0].1;
         let mut run_opts = opts.clone();
         run_opts.journal_dir = project.map(|p| p.journal_dir(exp));
         let run = runner::run_sweep(&exp.sweep, &*exp.model, &run_opts)?;
         let rev = revision.as_deref().unwrap_or("unknown");
-        for (i, e) in group {
-            results[i] = Some(match (project, run.shard) {
-                (Some(p), Some(shard)) => write_shard(e, &run, p, rev, shard)?,
-                _ => finish(e, &run, project.map(|p| (p, rev)), opts.threads)?,
-            });
+        let mut finished = Vec::with_capacity(group.len());
+        for &(i, e) in group {
+            finished.push((
+                i,
+                match (project, run.shard) {
+                    (Some(p), Some(shard)) => write_shard(e, &run, p, rev, shard)?,
+                    _ => finish(e, &run, project.map(|p| (p, rev)), opts.threads)?,
+                },
+            ));
         }
         if let Some(dir) = run_opts.journal_dir.as_deref() {
             runner::discard_journal(dir, &run, &opts.overrides);
         }
+        Ok::<_, HarnessError>(finished)
+    };
+    // At quick scale the sweeps run side by side on one pool: a quick run is a hundred small
+    // sweeps, and run one after another each would leave cores idle while its slowest
+    // replication finishes. At paper scale they run one after another, so each sweep's wall
+    // time in its provenance is its own and only one sweep's results are being built at once.
+    // Either way every work item draws from its own seeded stream: the numbers are the same.
+    let finished: Vec<Vec<(usize, ExperimentResult)>> = if opts.scale() == Scale::Quick {
+        use rayon::prelude::*;
+        let pool = runner::thread_pool(opts.threads)?;
+        // Inside the pool each sweep's items join the shared queue instead of a pool of their own.
+        let inner = RunOptions {
+            threads: None,
+            ..opts.clone()
+        };
+        let run_all = || -> Result<Vec<_>, HarnessError> {
+            groups.par_iter().map(|g| run_group(g, &inner)).collect()
+        };
+        // Provenance still records the user's thread count: inside the pool, `finish` reads it
+        // back as the pool's size.
+        match &pool {
+            Some(pool) => pool.install(run_all)?,
+            None => run_all()?,
+        }
+    } else {
+        groups
+            .iter()
+            .map(|g| run_group(g, opts))
+            .collect::<Result<_, _>>()?
+    };
+    let mut results: Vec<Option<ExperimentResult>> = vec![None; experiments.len()];
+    for (i, result) in finished.into_iter().flatten() {
+        results[i] = Some(result);
     }
     Ok(results.into_iter().flatten().collect())
 }

@@ -263,12 +263,8 @@ pub fn run_sweep(
     };
 
     type ItemResult = Result<(usize, Rows), HarnessError>;
-    let results: Vec<ItemResult> = match opts.threads {
-        Some(t) => rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .map_err(|e| HarnessError::Usage(format!("cannot start {t} threads: {e}")))?
-            .install(|| todo.par_iter().map(run_item).collect()),
+    let results: Vec<ItemResult> = match thread_pool(opts.threads)? {
+        Some(pool) => pool.install(|| todo.par_iter().map(run_item).collect()),
         None => todo.par_iter().map(run_item).collect(),
     };
     if let Some(bar) = &bar {
@@ -304,6 +300,18 @@ pub fn run_sweep(
         wall_seconds: started.elapsed().as_secs_f64(),
         shard: opts.shard,
     })
+}
+
+/// A pool of `threads` workers, or `None` for rayon's global pool (one worker per core).
+pub fn thread_pool(threads: Option<usize>) -> Result<Option<rayon::ThreadPool>, HarnessError> {
+    threads
+        .map(|t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map_err(|e| HarnessError::Usage(format!("cannot start {t} threads: {e}")))
+        })
+        .transpose()
 }
 
 fn work_items_len(sweep: &SweepSpec, scale: Scale, size: ScaleSpec) -> usize {
