@@ -1,5 +1,15 @@
-//! The periods of one rate class in (start, server) order, cut into blocks of a few hundred,
-//! each block also kept in (end, server) order: FF-HA+'s direct group search.
+//! The periods of one rate class in (start, server) order, cut into blocks of 32–128, each
+//! block optionally also kept in (end, server) order: the lists of FF-HU and FF-HA, and FF-HA+'s
+//! primal order and direct group search.
+//!
+//! **First fit without a scan.** Every block keeps a summary — its first start, latest end and
+//! largest nominal capacity — so the first period in start order that a job fits
+//! ([`StartBlocks::first_feasible`]) skips every block whose latest end or largest capacity
+//! fails the job's thresholds and scans only the blocks that may hold it; its *position* (the
+//! number of periods before it) comes from the block sizes. That position is exactly what the
+//! thesis's list scan counts (elements examined = position + 1, or the periods up to the latest
+//! feasible start when nothing fits), so FF-HU and FF-HA report the list walk's operation count
+//! without walking the list (`super::lists`).
 //!
 //! FF-HA+'s answer inside the answering group `U` (a range of start keys) depends only on
 //! `U`'s *dual-feasible* periods `F` (`end >= r + l/μ`; see [`super::primal_dual`]). A treap
@@ -20,7 +30,7 @@
 
 use std::cmp::Ordering;
 
-use super::RatedPeriod;
+use super::{RatedPeriod, RatedWindow};
 
 /// A block splits when it holds more than this many periods.
 pub(crate) const MAX_BLOCK: usize = 128;
@@ -31,11 +41,38 @@ pub(crate) const MIN_BLOCK: usize = 32;
 struct Block {
     /// Sorted by (start, server); never empty.
     by_start: Vec<RatedPeriod>,
-    /// The same periods sorted by (end, server).
+    /// The same periods sorted by (end, server); empty unless the blocks keep the end order.
     by_end: Vec<RatedPeriod>,
 }
 
-/// Start-ordered blocks with end-ordered copies (see the [module docs](self)).
+/// A block's summary for [`StartBlocks::first_feasible`]: the tests that let a search skip
+/// the whole block, kept apart from the blocks so that skipping reads one contiguous array.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Head {
+    /// The block's first (smallest) start.
+    first: f64,
+    /// The latest end in the block.
+    max_end: f64,
+    /// The largest nominal capacity in the block.
+    max_cap: f64,
+}
+
+impl Head {
+    fn of(periods: &[RatedPeriod]) -> Head {
+        let mut h = Head {
+            first: periods[0].start,
+            max_end: f64::NEG_INFINITY,
+            max_cap: f64::NEG_INFINITY,
+        };
+        for p in periods {
+            h.max_end = h.max_end.max(p.end);
+            h.max_cap = h.max_cap.max(p.capacity);
+        }
+        h
+    }
+}
+
+/// Start-ordered blocks, with end-ordered copies if asked (see the [module docs](self)).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StartBlocks {
     blocks: Vec<Block>,
@@ -44,7 +81,12 @@ pub(crate) struct StartBlocks {
     /// The number of periods of each block (summed on the fly for ranks: a short sequential
     /// scan, cheaper than keeping prefix sums current).
     counts: Vec<u32>,
+    /// Each block's summary.
+    heads: Vec<Head>,
     len: usize,
+    /// Whether each block also keeps its periods by (end, server) (FF-HA+'s group search
+    /// needs them; the lists of FF-HU and FF-HA do not pay for them).
+    end_order: bool,
 }
 
 /// The number of periods at the end of `by_end` (sorted by end) whose end is `>=
@@ -71,6 +113,32 @@ fn before(a: &RatedPeriod, b: &RatedPeriod) -> bool {
 }
 
 impl StartBlocks {
+    /// Empty blocks that also keep each block's periods in (end, server) order ([`Self::gather`]).
+    pub(crate) fn with_end_order() -> Self {
+        StartBlocks {
+            end_order: true,
+            ..Default::default()
+        }
+    }
+
+    /// Empty blocks in start order only ([`Self::gather`] is not available).
+    pub(crate) fn start_order_only() -> Self {
+        StartBlocks::default()
+    }
+
+    /// Number of periods.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Appends every period to `out`, in (start, server) order.
+    pub(crate) fn collect(&self, out: &mut Vec<RatedPeriod>) {
+        for blk in &self.blocks {
+            out.extend_from_slice(&blk.by_start);
+        }
+    }
+
     /// The block that holds (or would hold) `key`: the first whose last key is `>= key`, else
     /// the last block.
     #[inline]
@@ -85,10 +153,11 @@ impl StartBlocks {
         if self.blocks.is_empty() {
             self.blocks.push(Block {
                 by_start: vec![p],
-                by_end: vec![p],
+                by_end: if self.end_order { vec![p] } else { Vec::new() },
             });
             self.lasts.push(p);
             self.counts.push(1);
+            self.heads.push(Head::of(&[p]));
             return;
         }
         let b = self.block_of(&p);
@@ -102,20 +171,27 @@ impl StartBlocks {
             "duplicate period {p}"
         );
         blk.by_start.insert(i, p);
-        let j = blk
-            .by_end
-            .partition_point(|x| x.cmp_end(&p) == Ordering::Less);
-        blk.by_end.insert(j, p);
+        if self.end_order {
+            let j = blk
+                .by_end
+                .partition_point(|x| x.cmp_end(&p) == Ordering::Less);
+            blk.by_end.insert(j, p);
+        }
+        let head = &mut self.heads[b];
+        head.first = blk.by_start[0].start;
+        head.max_end = head.max_end.max(p.end);
+        head.max_cap = head.max_cap.max(p.capacity);
         self.lasts[b] = *blk.by_start.last().expect("non-empty block");
         if blk.by_start.len() > MAX_BLOCK {
             self.split(b);
         }
     }
 
-    /// Removes the period with `p`'s (start, server); returns whether it was there.
-    pub(crate) fn remove(&mut self, p: &RatedPeriod) -> bool {
+    /// Removes the period with `p`'s (start, server); returns the stored period if it was
+    /// there.
+    pub(crate) fn remove(&mut self, p: &RatedPeriod) -> Option<RatedPeriod> {
         if self.blocks.is_empty() {
-            return false;
+            return None;
         }
         let b = self.block_of(p);
         let blk = &mut self.blocks[b];
@@ -125,19 +201,21 @@ impl StartBlocks {
             .get(i)
             .is_none_or(|x| x.cmp_start(p) != Ordering::Equal)
         {
-            return false;
+            return None;
         }
         let stored = blk.by_start.remove(i);
-        let j = blk
-            .by_end
-            .partition_point(|x| x.cmp_end(&stored) == Ordering::Less);
-        debug_assert!(
-            blk.by_end
-                .get(j)
-                .is_some_and(|x| x.cmp_start(&stored) == Ordering::Equal),
-            "start and end orders of a block disagree on {stored}"
-        );
-        blk.by_end.remove(j);
+        if self.end_order {
+            let j = blk
+                .by_end
+                .partition_point(|x| x.cmp_end(&stored) == Ordering::Less);
+            debug_assert!(
+                blk.by_end
+                    .get(j)
+                    .is_some_and(|x| x.cmp_start(&stored) == Ordering::Equal),
+                "start and end orders of a block disagree on {stored}"
+            );
+            blk.by_end.remove(j);
+        }
         self.len -= 1;
         self.counts[b] -= 1;
         match blk.by_start.last() {
@@ -145,15 +223,24 @@ impl StartBlocks {
                 self.blocks.remove(b);
                 self.lasts.remove(b);
                 self.counts.remove(b);
+                self.heads.remove(b);
             }
             Some(last) => {
                 self.lasts[b] = *last;
+                let head = &mut self.heads[b];
+                // Only a period that held the block's latest end or largest capacity forces a
+                // rescan of the block (it was just shifted anyway: `O(B)` either way).
+                if stored.end == head.max_end || stored.capacity == head.max_cap {
+                    *head = Head::of(&blk.by_start);
+                } else {
+                    head.first = blk.by_start[0].start;
+                }
                 if blk.by_start.len() < MIN_BLOCK && self.blocks.len() > 1 {
                     self.merge(if b + 1 < self.blocks.len() { b } else { b - 1 });
                 }
             }
         }
-        true
+        Some(stored)
     }
 
     /// Splits block `b` into two halves.
@@ -169,6 +256,8 @@ impl StartBlocks {
         let right_last = *right.last().expect("non-empty half");
         self.lasts[b] = pivot;
         self.counts[b] = blk.by_start.len() as u32;
+        self.heads[b] = Head::of(&blk.by_start);
+        self.heads.insert(b + 1, Head::of(&right));
         self.counts.insert(b + 1, right.len() as u32);
         self.blocks.insert(
             b + 1,
@@ -185,8 +274,10 @@ impl StartBlocks {
         let right = self.blocks.remove(b + 1);
         self.lasts.remove(b + 1);
         self.counts.remove(b + 1);
+        self.heads.remove(b + 1);
         let blk = &mut self.blocks[b];
         blk.by_start.extend_from_slice(&right.by_start);
+        self.heads[b] = Head::of(&blk.by_start);
         let mut by_end = Vec::with_capacity(blk.by_end.len() + right.by_end.len());
         let (l, r) = (&blk.by_end, &right.by_end);
         let (mut i, mut j) = (0, 0);
@@ -219,6 +310,56 @@ impl StartBlocks {
             })
     }
 
+    /// Number of periods that a list scan stopping at the first `start > latest` passes over:
+    /// those with `!(start > latest)` (the same as [`Self::rank_le`] for every non-NaN
+    /// `latest`, and all of them for a NaN one, as the scan's test says).
+    pub(crate) fn rank_not_after(&self, latest: f64) -> usize {
+        let b = self.lasts.partition_point(|l| !(l.start > latest));
+        let before: usize = self.counts[..b].iter().map(|&c| c as usize).sum();
+        before
+            + self.blocks.get(b).map_or(0, |blk| {
+                blk.by_start.partition_point(|x| !(x.start > latest))
+            })
+    }
+
+    /// Number of periods before `key` in (start, server) order.
+    pub(crate) fn rank_before(&self, key: &RatedPeriod) -> usize {
+        let b = self.lasts.partition_point(|l| before(l, key));
+        let n: usize = self.counts[..b].iter().map(|&c| c as usize).sum();
+        n + self
+            .blocks
+            .get(b)
+            .map_or(0, |blk| blk.by_start.partition_point(|x| before(x, key)))
+    }
+
+    /// The first period in (start, server) order that `w` admits, with its position (the
+    /// number of periods before it). Blocks whose summary fails the job's end or capacity
+    /// threshold are skipped whole; the search stops at the first start after
+    /// `w.latest_start`, where a list scan would.
+    pub(crate) fn first_feasible(&self, w: &RatedWindow) -> Option<(usize, RatedPeriod)> {
+        if !w.possible {
+            return None;
+        }
+        let mut base = 0usize;
+        for (b, head) in self.heads.iter().enumerate() {
+            if head.first > w.latest_start {
+                return None;
+            }
+            if head.max_end >= w.earliest_end && head.max_cap >= w.min_capacity {
+                for (i, x) in self.blocks[b].by_start.iter().enumerate() {
+                    if x.start > w.latest_start {
+                        return None;
+                    }
+                    if w.admits(x) {
+                        return Some((base + i, *x));
+                    }
+                }
+            }
+            base += self.counts[b] as usize;
+        }
+        None
+    }
+
     /// The period at position `i` in start order (`i < len`).
     pub(crate) fn select(&self, mut i: usize) -> RatedPeriod {
         for (b, &c) in self.counts.iter().enumerate() {
@@ -233,7 +374,7 @@ impl StartBlocks {
 
     /// Appends to `out` every period with `lo <= (start, server) <= hi` and
     /// `end >= earliest_end` (in no particular order). Stops and returns `false` as soon as
-    /// `out` would exceed `limit` periods.
+    /// `out` would exceed `limit` periods. Only for blocks [`Self::with_end_order`].
     pub(crate) fn gather(
         &self,
         lo: &RatedPeriod,
@@ -242,6 +383,7 @@ impl StartBlocks {
         limit: usize,
         out: &mut Vec<RatedPeriod>,
     ) -> bool {
+        debug_assert!(self.end_order, "gather needs the end order");
         let first = self.lasts.partition_point(|l| before(l, lo));
         for (blk, last) in self.blocks[first..].iter().zip(&self.lasts[first..]) {
             let head = &blk.by_start[0];
@@ -274,7 +416,9 @@ impl StartBlocks {
         let mut all = Vec::new();
         assert_eq!(self.blocks.len(), self.lasts.len());
         assert_eq!(self.blocks.len(), self.counts.len());
+        assert_eq!(self.blocks.len(), self.heads.len());
         for (i, (blk, last)) in self.blocks.iter().zip(&self.lasts).enumerate() {
+            assert_eq!(self.heads[i], Head::of(&blk.by_start), "block {i}");
             assert!(!blk.by_start.is_empty());
             assert!(blk.by_start.len() <= MAX_BLOCK);
             assert!(
@@ -289,9 +433,13 @@ impl StartBlocks {
                     .windows(2)
                     .all(|w| w[0].cmp_end(&w[1]) == Ordering::Less)
             );
-            let mut e = blk.by_end.clone();
-            e.sort_by(RatedPeriod::cmp_start);
-            assert_eq!(e, blk.by_start);
+            if self.end_order {
+                let mut e = blk.by_end.clone();
+                e.sort_by(RatedPeriod::cmp_start);
+                assert_eq!(e, blk.by_start);
+            } else {
+                assert!(blk.by_end.is_empty());
+            }
             all.extend_from_slice(&blk.by_start);
         }
         assert!(all.windows(2).all(|w| before(&w[0], &w[1])));
@@ -308,9 +456,16 @@ mod tests {
         RatedPeriod::new(start, end, server, 0, 0.5)
     }
 
-    /// Inserts, removals, splits and merges against a sorted vector; gathers against a filter.
+    /// Inserts, removals, splits and merges against a sorted vector; gathers, ranks and first
+    /// fits against filters over it. With and without the end order.
     #[test]
     fn blocks_match_a_sorted_vector() {
+        for end_order in [true, false] {
+            check_against_sorted_vector(end_order);
+        }
+    }
+
+    fn check_against_sorted_vector(end_order: bool) {
         let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = || {
             rng ^= rng << 13;
@@ -318,7 +473,11 @@ mod tests {
             rng ^= rng << 17;
             rng
         };
-        let mut blocks = StartBlocks::default();
+        let mut blocks = if end_order {
+            StartBlocks::with_end_order()
+        } else {
+            StartBlocks::start_order_only()
+        };
         let mut live: Vec<RatedPeriod> = Vec::new();
         for step in 0..20_000u32 {
             // Grow to ~3,000 periods, shrink to ~100, grow again: splits and merges.
@@ -327,8 +486,8 @@ mod tests {
             if remove {
                 let i = (next() % live.len() as u64) as usize;
                 let p = live.swap_remove(i);
-                assert!(blocks.remove(&p));
-                assert!(!blocks.remove(&p));
+                assert_eq!(blocks.remove(&p), Some(p));
+                assert_eq!(blocks.remove(&p), None);
             } else {
                 let s = (next() % 2_000) as f64 / 4.0;
                 let e = if next() % 10 == 0 {
@@ -344,19 +503,41 @@ mod tests {
                 let mut sorted = live.clone();
                 sorted.sort_by(RatedPeriod::cmp_start);
                 assert_eq!(blocks.check(), sorted);
+                assert_eq!(blocks.len(), sorted.len());
+                let mut all = Vec::new();
+                blocks.collect(&mut all);
+                assert_eq!(all, sorted);
                 if sorted.is_empty() {
                     continue;
                 }
                 for _ in 0..20 {
                     let i = (next() % sorted.len() as u64) as usize;
                     assert_eq!(blocks.select(i), sorted[i]);
+                    assert_eq!(blocks.rank_before(&sorted[i]), i);
                     let t = (next() % 2_100) as f64 / 4.0;
                     let want = sorted.iter().filter(|p| p.start <= t).count();
                     assert_eq!(blocks.rank_le(t), want);
+                    assert_eq!(blocks.rank_not_after(t), want);
                     assert_eq!(
                         blocks.rank_le(sorted[i].start),
                         sorted.partition_point(|p| p.start <= sorted[i].start)
                     );
+                }
+                assert_eq!(blocks.rank_not_after(f64::NAN), sorted.len());
+                for _ in 0..40 {
+                    let ready = (next() % 2_100) as f64 / 4.0;
+                    let length = 0.25 + (next() % 200) as f64 / 8.0;
+                    let deadline = ready + length + (next() % 300) as f64 / 4.0;
+                    let w = crate::period::Window::new(ready, length, deadline).unwrap();
+                    let rw = RatedWindow::new(&w, 0.5);
+                    let want = sorted
+                        .iter()
+                        .position(|p| rw.admits(p))
+                        .map(|i| (i, sorted[i]));
+                    assert_eq!(blocks.first_feasible(&rw), want, "{rw:?}");
+                }
+                if !end_order {
+                    continue;
                 }
                 for _ in 0..20 {
                     let i = (next() % sorted.len() as u64) as usize;

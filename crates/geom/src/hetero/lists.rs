@@ -1,46 +1,52 @@
 //! FF-HU and FF-HA: first fit over lists sorted by start (Castillo §4.2, spec §2.15).
 //!
-//! The thesis keeps linked lists in ascending start order; we keep ordered maps (the same
-//! order, `O(log V)` insertion instead of a linked list's `O(V)` walk) and scan them exactly as
-//! a list: element by element from the head. A scan stops once the start time passes the latest
-//! start that condition (4.3) allows (for FF-HU: on the fastest class), since no later element
-//! can be feasible. The operation count is the number of elements examined (the one that ends
-//! the scan included). Unlike FF-HA+, FF-HA has no per-class "can this rate meet the deadline
-//! at all" pre-check: the thesis describes a plain scan of each list in turn.
+//! The thesis keeps linked lists in ascending start order and scans them element by element
+//! from the head. A scan stops once the start time passes the latest start that condition
+//! (4.3) allows (for FF-HU: on the fastest class), since no later element can be feasible. The
+//! operation count is the number of elements examined (the one that ends the scan included).
+//! Unlike FF-HA+, FF-HA has no per-class "can this rate meet the deadline at all" pre-check:
+//! the thesis describes a plain scan of each list in turn.
+//!
+//! We keep each class's list as start-ordered blocks with per-block summaries (`blocks`) and
+//! find the scan's answer without the scan: the first feasible period of a class is found by
+//! skipping every block whose latest end or largest capacity fails the job, and the elements
+//! the scan would have examined are *counted*, not visited:
+//!
+//! - if the scan finds a period, it examined exactly the periods up to and including it: its
+//!   position in the list plus one (every earlier period starts no later, so the scan cannot
+//!   have stopped before it);
+//! - if it finds none, it examined every period with `!(start > latest)`, plus the first one
+//!   after them if there is one (the element that ends the scan).
+//!
+//! So the choice and the operation count are exactly the list scan's (the scan itself is the
+//! oracle of `crates/geom/tests/hetero_lists.rs`), at `O(V / B)` block summaries plus the
+//! scan of the one or two blocks that may hold the answer instead of `O(V)` elements.
 
-use std::collections::BTreeMap;
-
+use super::blocks::StartBlocks;
 use super::{ClassOrder, RateClasses, RatedIndex, RatedPeriod, RatedWindow};
-
-/// The (start, server) order as an integer key (`f64` total order mapped to `u64`).
-fn start_key(p: &RatedPeriod) -> (u64, u32) {
-    let bits = p.start.to_bits();
-    let k = if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | (1 << 63)
-    };
-    (k, p.server)
-}
 
 /// FF-HU: one list of the idle periods of every server, in (start, server) order; a job gets
 /// the first feasible period (the earliest start, ties by server), whatever its server's rate.
+///
+/// Stored as one start-ordered block list per class: the merged list's first feasible period
+/// is the earliest of the classes' first feasible periods, and its position in the merged list
+/// is the sum of the classes' ranks of its key.
 #[derive(Debug, Clone)]
 pub struct StartOrderedList {
     classes: RateClasses,
-    list: BTreeMap<(u64, u32), RatedPeriod>,
-    per_class: Vec<usize>,
+    lists: Vec<StartBlocks>,
     operations: u64,
 }
 
 impl StartOrderedList {
     /// An empty list for a system with these rate classes.
     pub fn new(classes: RateClasses) -> Self {
-        let h = classes.len();
+        let lists = (0..classes.len())
+            .map(|_| StartBlocks::start_order_only())
+            .collect();
         StartOrderedList {
             classes,
-            list: BTreeMap::new(),
-            per_class: vec![0; h],
+            lists,
             operations: 0,
         }
     }
@@ -52,51 +58,56 @@ impl RatedIndex for StartOrderedList {
     }
 
     fn insert(&mut self, p: RatedPeriod) {
-        let old = self.list.insert(start_key(&p), p);
-        debug_assert!(old.is_none(), "duplicate period {p}");
-        if old.is_none() {
-            self.per_class[p.class as usize] += 1;
-        }
+        self.lists[p.class as usize].insert(p);
     }
 
     fn remove(&mut self, p: &RatedPeriod) -> bool {
-        match self.list.remove(&start_key(p)) {
-            Some(q) => {
-                self.per_class[q.class as usize] -= 1;
-                true
-            }
-            None => false,
-        }
+        self.lists
+            .get_mut(p.class as usize)
+            .is_some_and(|l| l.remove(p).is_some())
     }
 
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
-        // The fastest class has the latest admissible start.
+        // The fastest class has the latest admissible start: the merged scan stops after it.
         let latest = windows
             .iter()
             .map(|w| w.latest_start)
             .fold(f64::NEG_INFINITY, f64::max);
-        for p in self.list.values() {
-            self.operations += 1;
-            if p.start > latest {
-                break;
-            }
-            if windows[p.class as usize].admits(p) {
-                return Some(*p);
+        let mut best: Option<RatedPeriod> = None;
+        for (list, w) in self.lists.iter().zip(windows) {
+            if let Some((_, p)) = list.first_feasible(w)
+                && best.is_none_or(|b| p.cmp_start(&b).is_lt())
+            {
+                best = Some(p);
             }
         }
-        None
+        let examined = match &best {
+            // Everything before the answer in the merged order, and the answer.
+            Some(p) => self.lists.iter().map(|l| l.rank_before(p)).sum::<usize>() + 1,
+            None => {
+                let passed: usize = self.lists.iter().map(|l| l.rank_not_after(latest)).sum();
+                passed + usize::from(passed < self.len())
+            }
+        };
+        self.operations += examined as u64;
+        best
     }
 
     fn len(&self) -> usize {
-        self.list.len()
+        self.lists.iter().map(StartBlocks::len).sum()
     }
 
     fn class_len(&self, class: usize) -> usize {
-        self.per_class[class]
+        self.lists[class].len()
     }
 
     fn periods(&self) -> Vec<RatedPeriod> {
-        self.list.values().copied().collect()
+        let mut all = Vec::with_capacity(self.len());
+        for l in &self.lists {
+            l.collect(&mut all);
+        }
+        all.sort_by(RatedPeriod::cmp_start);
+        all
     }
 
     fn operations(&self) -> u64 {
@@ -111,14 +122,16 @@ impl RatedIndex for StartOrderedList {
 pub struct RateClassLists {
     classes: RateClasses,
     order: ClassOrder,
-    lists: Vec<BTreeMap<(u64, u32), RatedPeriod>>,
+    lists: Vec<StartBlocks>,
     operations: u64,
 }
 
 impl RateClassLists {
     /// Empty lists for these classes, searched in `order`.
     pub fn new(classes: RateClasses, order: ClassOrder) -> Self {
-        let lists = vec![BTreeMap::new(); classes.len()];
+        let lists = (0..classes.len())
+            .map(|_| StartBlocks::start_order_only())
+            .collect();
         RateClassLists {
             classes,
             order,
@@ -127,18 +140,19 @@ impl RateClassLists {
         }
     }
 
-    /// The first feasible period of one class in start order, counting examined elements.
+    /// The first feasible period of one class in start order, counting the elements a scan
+    /// from the head would examine (see the [module docs](self)).
     pub fn first_in_class(&mut self, class: usize, w: &RatedWindow) -> Option<RatedPeriod> {
-        for p in self.lists[class].values() {
-            self.operations += 1;
-            if p.start > w.latest_start {
-                break;
+        let list = &self.lists[class];
+        let (examined, found) = match list.first_feasible(w) {
+            Some((i, p)) => (i + 1, Some(p)),
+            None => {
+                let passed = list.rank_not_after(w.latest_start);
+                (passed + usize::from(passed < list.len()), None)
             }
-            if w.admits(p) {
-                return Some(*p);
-            }
-        }
-        None
+        };
+        self.operations += examined as u64;
+        found
     }
 }
 
@@ -148,14 +162,13 @@ impl RatedIndex for RateClassLists {
     }
 
     fn insert(&mut self, p: RatedPeriod) {
-        let old = self.lists[p.class as usize].insert(start_key(&p), p);
-        debug_assert!(old.is_none(), "duplicate period {p}");
+        self.lists[p.class as usize].insert(p);
     }
 
     fn remove(&mut self, p: &RatedPeriod) -> bool {
         self.lists
             .get_mut(p.class as usize)
-            .is_some_and(|l| l.remove(&start_key(p)).is_some())
+            .is_some_and(|l| l.remove(p).is_some())
     }
 
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
@@ -168,7 +181,7 @@ impl RatedIndex for RateClassLists {
     }
 
     fn len(&self) -> usize {
-        self.lists.iter().map(BTreeMap::len).sum()
+        self.lists.iter().map(StartBlocks::len).sum()
     }
 
     fn class_len(&self, class: usize) -> usize {
@@ -176,11 +189,10 @@ impl RatedIndex for RateClassLists {
     }
 
     fn periods(&self) -> Vec<RatedPeriod> {
-        let mut all: Vec<RatedPeriod> = self
-            .lists
-            .iter()
-            .flat_map(|l| l.values().copied())
-            .collect();
+        let mut all = Vec::with_capacity(self.len());
+        for l in &self.lists {
+            l.collect(&mut all);
+        }
         all.sort_by(RatedPeriod::cmp_start);
         all
     }

@@ -31,12 +31,13 @@
 //!
 //! # The structures (per class)
 //!
-//! - **Primal order**: a treap by (start, server) with subtree count, latest end and largest
-//!   capacity. It answers `i` (the first feasible period in start order and its position: a
-//!   descent that skips subtrees whose latest end or largest capacity already fails; a subtree
-//!   left of the ready time that passes the end test always holds a feasible period, so only
-//!   the `O(log V)` subtrees straddling the ready time can mislead it).
-//! - **Start-ordered blocks** (`blocks`): the same periods cut into blocks of
+//! - **Primal order**: the start-ordered blocks below, each with a summary (first start,
+//!   latest end, largest capacity). They answer `i` (the first feasible period in start order
+//!   and its position): a scan of the block summaries that skips every block whose latest end
+//!   or largest capacity already fails, and a scan of the few blocks that may hold it. (This
+//!   used to be a treap with the same summaries; at the thesis's sizes its pointer-chasing
+//!   updates cost more than the whole search, see docs/benchmarks.md, issue 32.)
+//! - **Start-ordered blocks** (`blocks`): the periods cut into blocks of
 //!   32–128 consecutive periods in (start, server) order, each block also sorted by (end,
 //!   server). They answer `k` (rank of the latest start) and position → period by a binary
 //!   search over the blocks' last keys and a short scan of the block sizes, and they carry the
@@ -69,15 +70,18 @@
 //!
 //! # Costs
 //!
-//! Per class searched: `O(log V_h)` expected for `i` (treap), `O(log V_h + V_h / B)` for `k` and
-//! the group's bounds (`B` ≈ 32–128: the block sizes are summed, 4 bytes each), then
-//! `O((m / B) + |F|)` for the group — a binary search for the first block of `U`, a backward
-//! walk (then a binary search) per block of `U`, and linear passes over the gathered `F`, all
-//! on contiguous memory. `|F|` is at most the number of servers of the class in the usual case;
-//! the group search is therefore *not* polylogarithmic in the servers per class, but it runs
-//! at memory-streaming speed instead of one cache miss per treap node. Per update: `O(log V_h)`
-//! expected for the treap plus `O(B)` (two sorted-vector insertions or removals in one block;
-//! a split or merge every `Θ(B)` updates of a block). Memory: `O(V_h)`.
+//! Per class searched: `O(V_h / B)` block summaries plus the scans of the blocks that pass
+//! them for `i` (in the chapter-4 workload one or two blocks: only blocks that straddle the
+//! job's ready time pass the end test without holding a feasible period), `O(log V_h + V_h /
+//! B)` for `k` and the group's bounds (`B` ≈ 32–128: the block sizes are summed, 4 bytes each),
+//! then `O((m / B) + |F|)` for the group — a binary search for the first block of `U`, a
+//! backward walk (then a binary search) per block of `U`, and linear passes over the gathered
+//! `F`, all on contiguous memory. `|F|` is at most the number of servers of the class in the
+//! usual case; the search is therefore *not* polylogarithmic in the servers per class, but it
+//! runs at memory-streaming speed instead of one cache miss per tree node. Per update:
+//! `O(log V_h + B)` (a binary search over the blocks' last keys, two sorted-vector insertions
+//! or removals in one block, its summary; a split or merge every `Θ(B)` updates of a block).
+//! Memory: `O(V_h)`.
 //!
 //! The [operation count](super::RatedIndex::operations) is not this structure's
 //! work but the pseudo-code's: primal nodes visited, a failed dual descent in every node marked
@@ -90,40 +94,6 @@ use super::blocks::StartBlocks;
 use super::implicit::{dual_split, failed_dual_visits, primal_search};
 use super::treap::{Aggregate, NIL, Treap, end_priority};
 use super::{ClassOrder, PlusPick, RateClasses, RatedIndex, RatedPeriod, RatedWindow};
-
-/// Primal-order aggregate: count, latest end, largest capacity.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct StartAgg {
-    count: u32,
-    max_end: f64,
-    max_cap: f64,
-}
-
-impl Aggregate for StartAgg {
-    fn empty() -> Self {
-        StartAgg {
-            count: 0,
-            max_end: f64::NEG_INFINITY,
-            max_cap: f64::NEG_INFINITY,
-        }
-    }
-    #[inline]
-    fn of(p: &RatedPeriod) -> Self {
-        StartAgg {
-            count: 1,
-            max_end: p.end,
-            max_cap: p.capacity,
-        }
-    }
-    #[inline]
-    fn combine(a: &Self, b: &Self) -> Self {
-        StartAgg {
-            count: a.count + b.count,
-            max_end: a.max_end.max(b.max_end),
-            max_cap: a.max_cap.max(b.max_cap),
-        }
-    }
-}
 
 /// Secondary aggregate: count and the maximum-capacity period (ties: smaller start, server).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -592,9 +562,9 @@ enum Pending {
 /// brought up to date only when a search needs it.
 #[derive(Debug, Clone)]
 struct ClassTree {
-    starts: Treap<StartAgg>,
-    root: u32,
-    /// The same periods in start-ordered blocks with end-ordered copies (the direct search).
+    /// The periods in start-ordered blocks with end-ordered copies: the primal order (the
+    /// first feasible period and its position, ranks, position → period) and the direct group
+    /// search.
     blocks: StartBlocks,
     dual: DualRangeTree,
     /// Changes not yet applied to `dual`.
@@ -608,9 +578,7 @@ struct ClassTree {
 impl ClassTree {
     fn new() -> Self {
         ClassTree {
-            starts: Treap::default(),
-            root: NIL,
-            blocks: StartBlocks::default(),
+            blocks: StartBlocks::with_end_order(),
             dual: DualRangeTree::new(),
             pending: Vec::new(),
             stale: true,
@@ -618,7 +586,7 @@ impl ClassTree {
     }
 
     fn len(&self) -> usize {
-        self.starts.agg(self.root).count as usize
+        self.blocks.len()
     }
 
     fn log(&mut self, change: Pending) {
@@ -634,18 +602,13 @@ impl ClassTree {
     }
 
     fn insert(&mut self, p: RatedPeriod) {
-        self.root = self.starts.insert(self.root, p);
         self.blocks.insert(p);
         self.log(Pending::Insert(p));
     }
 
     fn remove(&mut self, p: &RatedPeriod) -> bool {
-        let (root, found) = self.starts.remove(self.root, p);
-        self.root = root;
-        match found {
+        match self.blocks.remove(p) {
             Some(stored) => {
-                let ok = self.blocks.remove(&stored);
-                debug_assert!(ok, "the treap and the blocks disagree on {stored}");
                 self.log(Pending::Remove(stored));
                 true
             }
@@ -658,7 +621,7 @@ impl ClassTree {
     fn sync_dual(&mut self) {
         if self.stale || self.pending.len() > self.len() / 4 + 16 {
             let mut all = Vec::with_capacity(self.len());
-            self.starts.collect(self.root, &mut all);
+            self.blocks.collect(&mut all);
             self.dual.rebuild_from(&mut all);
             self.stale = false;
         } else {
@@ -677,30 +640,7 @@ impl ClassTree {
 
     /// The first feasible period in start order and its position.
     fn first_feasible(&self, w: &RatedWindow) -> Option<(usize, RatedPeriod)> {
-        self.first_rec(self.root, w, 0)
-    }
-
-    fn first_rec(&self, x: u32, w: &RatedWindow, base: usize) -> Option<(usize, RatedPeriod)> {
-        if x == NIL {
-            return None;
-        }
-        let a = self.starts.agg(x);
-        if a.max_end < w.earliest_end || a.max_cap < w.min_capacity {
-            return None;
-        }
-        let l = self.starts.left(x);
-        if let Some(hit) = self.first_rec(l, w, base) {
-            return Some(hit);
-        }
-        let key = self.starts.key(x);
-        if key.start > w.latest_start {
-            return None;
-        }
-        let here = base + self.starts.agg(l).count as usize;
-        if w.admits(key) {
-            return Some((here, *key));
-        }
-        self.first_rec(self.starts.right(x), w, here + 1)
+        self.blocks.first_feasible(w)
     }
 }
 
@@ -746,7 +686,7 @@ impl PrimalDualTrees {
     pub fn structure_nodes(&self) -> usize {
         self.trees
             .iter()
-            .map(|t| t.starts.live_nodes() + t.dual.node_count() + t.pending.len())
+            .map(|t| t.len() + t.dual.node_count() + t.pending.len())
             .sum()
     }
 
@@ -915,7 +855,7 @@ impl RatedIndex for PrimalDualTrees {
     fn periods(&self) -> Vec<RatedPeriod> {
         let mut all = Vec::with_capacity(self.len());
         for t in &self.trees {
-            t.starts.collect(t.root, &mut all);
+            t.blocks.collect(&mut all);
         }
         all.sort_by(RatedPeriod::cmp_start);
         all
