@@ -209,15 +209,17 @@ fn run(s: Scenario, order: Option<ClassOrder>) {
             let rate = cls.rate(p.class as usize);
             let start = rw.start_in(&p);
             let end = start + rw.duration;
-            assert!(oracle.remove(&p) && fast.remove(&p));
-            if start > now && rate * (start - p.start) >= 0.1 {
-                let lead = RatedPeriod::new(p.start, start, p.server, p.class, rate);
-                add(&mut fast, &mut oracle, lead);
+            // The fast structure books through `carve` (the leading fragment overwrites the
+            // period in place), the oracle through removal and insertions.
+            let lead = (start > now && rate * (start - p.start) >= 0.1)
+                .then(|| RatedPeriod::new(p.start, start, p.server, p.class, rate));
+            let trail = (p.end == f64::INFINITY || rate * (p.end - end) >= 0.1)
+                .then(|| RatedPeriod::new(end, p.end, p.server, p.class, rate));
+            assert!(oracle.remove(&p));
+            for f in [lead, trail].into_iter().flatten() {
+                oracle.insert(f);
             }
-            if p.end == f64::INFINITY || rate * (p.end - end) >= 0.1 {
-                let trail = RatedPeriod::new(end, p.end, p.server, p.class, rate);
-                add(&mut fast, &mut oracle, trail);
-            }
+            assert!(fast.carve(&p, lead, trail));
         }
         if step % 25 == 0 {
             assert_eq!(fast.periods(), oracle.periods());

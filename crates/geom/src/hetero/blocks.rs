@@ -1,4 +1,4 @@
-//! The periods of one rate class in (start, server) order, cut into blocks of 32–128, each
+//! The periods of one rate class in (start, server) order, cut into blocks of 16–64, each
 //! block optionally also kept in (end, server) order: the lists of FF-HU and FF-HA, and FF-HA+'s
 //! primal order and direct group search.
 //!
@@ -32,10 +32,12 @@ use std::cmp::Ordering;
 
 use super::{RatedPeriod, RatedWindow};
 
-/// A block splits when it holds more than this many periods.
-pub(crate) const MAX_BLOCK: usize = 128;
+/// A block splits when it holds more than this many periods. (Measured on the chapter-4 sweep:
+/// 64 costs 5-7 % less per job than 128 in updates, which shift half a block; 16-32 lose it
+/// again in block headers; docs/benchmarks.md, issue 32.)
+pub(crate) const MAX_BLOCK: usize = 64;
 /// A block merges with a neighbour when it holds fewer than this many periods.
-pub(crate) const MIN_BLOCK: usize = 32;
+pub(crate) const MIN_BLOCK: usize = 16;
 
 #[derive(Debug, Clone, Default)]
 struct Block {
@@ -55,6 +57,9 @@ struct Head {
     max_end: f64,
     /// The largest nominal capacity in the block.
     max_cap: f64,
+    /// The servers' tails (open-ended periods) in the block: while one is left, the latest end
+    /// and the largest capacity stay infinite, so removing another period needs no rescan.
+    tails: u32,
 }
 
 impl Head {
@@ -63,12 +68,39 @@ impl Head {
             first: periods[0].start,
             max_end: f64::NEG_INFINITY,
             max_cap: f64::NEG_INFINITY,
+            tails: 0,
         };
         for p in periods {
             h.max_end = h.max_end.max(p.end);
             h.max_cap = h.max_cap.max(p.capacity);
+            h.tails += u32::from(p.is_tail());
         }
         h
+    }
+
+    /// Accounts for `p` joining the block.
+    #[inline]
+    fn add(&mut self, p: &RatedPeriod) {
+        self.max_end = self.max_end.max(p.end);
+        self.max_cap = self.max_cap.max(p.capacity);
+        self.tails += u32::from(p.is_tail());
+    }
+
+    /// Accounts for `p` leaving the block, whose periods are now `rest` (non-empty). Returns
+    /// whether the summary was recomputed from `rest`.
+    #[inline]
+    fn remove(&mut self, p: &RatedPeriod, rest: &[RatedPeriod]) -> bool {
+        self.tails -= u32::from(p.is_tail());
+        // Only a period that held the block's latest end or largest capacity forces a rescan
+        // (a tail does not while another tail remains: both maxima stay infinite).
+        let held_max = p.end == self.max_end || p.capacity == self.max_cap;
+        if held_max && !(p.is_tail() && self.tails > 0) {
+            *self = Head::of(rest);
+            true
+        } else {
+            self.first = rest[0].start;
+            false
+        }
     }
 }
 
@@ -179,8 +211,7 @@ impl StartBlocks {
         }
         let head = &mut self.heads[b];
         head.first = blk.by_start[0].start;
-        head.max_end = head.max_end.max(p.end);
-        head.max_cap = head.max_cap.max(p.capacity);
+        head.add(&p);
         self.lasts[b] = *blk.by_start.last().expect("non-empty block");
         if blk.by_start.len() > MAX_BLOCK {
             self.split(b);
@@ -227,18 +258,56 @@ impl StartBlocks {
             }
             Some(last) => {
                 self.lasts[b] = *last;
-                let head = &mut self.heads[b];
-                // Only a period that held the block's latest end or largest capacity forces a
-                // rescan of the block (it was just shifted anyway: `O(B)` either way).
-                if stored.end == head.max_end || stored.capacity == head.max_cap {
-                    *head = Head::of(&blk.by_start);
-                } else {
-                    head.first = blk.by_start[0].start;
-                }
+                self.heads[b].remove(&stored, &blk.by_start);
                 if blk.by_start.len() < MIN_BLOCK && self.blocks.len() > 1 {
                     self.merge(if b + 1 < self.blocks.len() { b } else { b - 1 });
                 }
             }
+        }
+        Some(stored)
+    }
+
+    /// Replaces the period with `new`'s (start, server) by `new` (a booking's leading
+    /// fragment: same key, earlier end); returns the stored period if there was one. The same
+    /// as [`Self::remove`] then [`Self::insert`], without shifting the start order.
+    pub(crate) fn replace(&mut self, new: RatedPeriod) -> Option<RatedPeriod> {
+        if self.blocks.is_empty() {
+            return None;
+        }
+        let b = self.block_of(&new);
+        let blk = &mut self.blocks[b];
+        let i = blk.by_start.partition_point(|x| before(x, &new));
+        if blk
+            .by_start
+            .get(i)
+            .is_none_or(|x| x.cmp_start(&new) != Ordering::Equal)
+        {
+            return None;
+        }
+        let stored = std::mem::replace(&mut blk.by_start[i], new);
+        if self.end_order {
+            let from = blk
+                .by_end
+                .partition_point(|x| x.cmp_end(&stored) == Ordering::Less);
+            let to = blk
+                .by_end
+                .partition_point(|x| x.cmp_end(&new) == Ordering::Less);
+            // Move the entry from `from` to its new place with one rotation of the span between.
+            if to <= from {
+                blk.by_end[to..=from].rotate_right(1);
+                blk.by_end[to] = new;
+            } else {
+                blk.by_end[from..to].rotate_left(1);
+                blk.by_end[to - 1] = new;
+            }
+        }
+        if i + 1 == blk.by_start.len() {
+            self.lasts[b] = new;
+        }
+        let head = &mut self.heads[b];
+        // `by_start` already holds `new`: a rescan counts it, otherwise add it.
+        if !head.remove(&stored, &blk.by_start) {
+            head.add(&new);
         }
         Some(stored)
     }
@@ -483,7 +552,16 @@ mod tests {
             // Grow to ~3,000 periods, shrink to ~100, grow again: splits and merges.
             let target = if (step / 5_000) % 2 == 0 { 3_000 } else { 100 };
             let remove = !live.is_empty() && (live.len() > target || next() % 4 == 0);
-            if remove {
+            if !live.is_empty() && next() % 5 == 0 {
+                // A booking's leading fragment: same key, earlier (or, for the test, any) end.
+                let i = (next() % live.len() as u64) as usize;
+                let old = live[i];
+                let end = old.start + 0.25 + (next() % 400) as f64 / 8.0;
+                let new = period(old.start, end, old.server);
+                assert_eq!(blocks.replace(new), Some(old));
+                live[i] = new;
+                assert_eq!(blocks.replace(period(-1.0, 0.0, u32::MAX)), None);
+            } else if remove {
                 let i = (next() % live.len() as u64) as usize;
                 let p = live.swap_remove(i);
                 assert_eq!(blocks.remove(&p), Some(p));

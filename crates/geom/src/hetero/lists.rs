@@ -67,6 +67,37 @@ impl RatedIndex for StartOrderedList {
             .is_some_and(|l| l.remove(p).is_some())
     }
 
+    fn carve(
+        &mut self,
+        p: &RatedPeriod,
+        lead: Option<RatedPeriod>,
+        trail: Option<RatedPeriod>,
+    ) -> bool {
+        let Some(list) = self.lists.get_mut(p.class as usize) else {
+            return false;
+        };
+        // The leading fragment keeps the period's key: overwrite it in place.
+        let removed = match lead {
+            Some(l) if l.class == p.class && l.cmp_start(p).is_eq() => {
+                list.replace(l).is_some() || {
+                    self.insert(l);
+                    false
+                }
+            }
+            _ => {
+                let removed = list.remove(p).is_some();
+                if let Some(l) = lead {
+                    self.insert(l);
+                }
+                removed
+            }
+        };
+        if let Some(t) = trail {
+            self.insert(t);
+        }
+        removed
+    }
+
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
         // The fastest class has the latest admissible start: the merged scan stops after it.
         let latest = windows
@@ -169,6 +200,37 @@ impl RatedIndex for RateClassLists {
         self.lists
             .get_mut(p.class as usize)
             .is_some_and(|l| l.remove(p).is_some())
+    }
+
+    fn carve(
+        &mut self,
+        p: &RatedPeriod,
+        lead: Option<RatedPeriod>,
+        trail: Option<RatedPeriod>,
+    ) -> bool {
+        let Some(list) = self.lists.get_mut(p.class as usize) else {
+            return false;
+        };
+        // The leading fragment keeps the period's key: overwrite it in place.
+        let removed = match lead {
+            Some(l) if l.class == p.class && l.cmp_start(p).is_eq() => {
+                list.replace(l).is_some() || {
+                    self.insert(l);
+                    false
+                }
+            }
+            _ => {
+                let removed = list.remove(p).is_some();
+                if let Some(l) = lead {
+                    self.insert(l);
+                }
+                removed
+            }
+        };
+        if let Some(t) = trail {
+            self.insert(t);
+        }
+        removed
     }
 
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {

@@ -38,7 +38,7 @@
 //!   used to be a treap with the same summaries; at the thesis's sizes its pointer-chasing
 //!   updates cost more than the whole search, see docs/benchmarks.md, issue 32.)
 //! - **Start-ordered blocks** (`blocks`): the periods cut into blocks of
-//!   32–128 consecutive periods in (start, server) order, each block also sorted by (end,
+//!   16–64 consecutive periods in (start, server) order, each block also sorted by (end,
 //!   server). They answer `k` (rank of the latest start) and position → period by a binary
 //!   search over the blocks' last keys and a short scan of the block sizes, and they carry the
 //!   **direct group search**: the answer only involves `U`'s *dual-feasible* periods `F`
@@ -73,7 +73,7 @@
 //! Per class searched: `O(V_h / B)` block summaries plus the scans of the blocks that pass
 //! them for `i` (in the chapter-4 workload one or two blocks: only blocks that straddle the
 //! job's ready time pass the end test without holding a feasible period), `O(log V_h + V_h /
-//! B)` for `k` and the group's bounds (`B` ≈ 32–128: the block sizes are summed, 4 bytes each),
+//! B)` for `k` and the group's bounds (`B` ≈ 16–64: the block sizes are summed, 4 bytes each),
 //! then `O((m / B) + |F|)` for the group — a binary search for the first block of `U`, a
 //! backward walk (then a binary search) per block of `U`, and linear passes over the gathered
 //! `F`, all on contiguous memory. `|F|` is at most the number of servers of the class in the
@@ -616,6 +616,18 @@ impl ClassTree {
         }
     }
 
+    /// Replaces the period with `new`'s (start, server) by `new`; returns whether it was there.
+    fn replace(&mut self, new: RatedPeriod) -> bool {
+        match self.blocks.replace(new) {
+            Some(stored) => {
+                self.log(Pending::Remove(stored));
+                self.log(Pending::Insert(new));
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Brings the dual range tree up to date: replays the log, or rebuilds from the primal
     /// order when that is cheaper (amortized `O(log² V)` per change either way).
     fn sync_dual(&mut self) {
@@ -814,6 +826,37 @@ impl RatedIndex for PrimalDualTrees {
         self.trees
             .get_mut(p.class as usize)
             .is_some_and(|t| t.remove(p))
+    }
+
+    fn carve(
+        &mut self,
+        p: &RatedPeriod,
+        lead: Option<RatedPeriod>,
+        trail: Option<RatedPeriod>,
+    ) -> bool {
+        let Some(t) = self.trees.get_mut(p.class as usize) else {
+            return false;
+        };
+        // The leading fragment keeps the period's key: overwrite it in place.
+        let removed = match lead {
+            Some(l) if l.class == p.class && l.cmp_start(p).is_eq() => {
+                t.replace(l) || {
+                    self.insert(l);
+                    false
+                }
+            }
+            _ => {
+                let removed = t.remove(p);
+                if let Some(l) = lead {
+                    self.insert(l);
+                }
+                removed
+            }
+        };
+        if let Some(f) = trail {
+            self.insert(f);
+        }
+        removed
     }
 
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {

@@ -1,6 +1,7 @@
 //! The online scheduler on rated servers: one decision per request, at its arrival.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -139,8 +140,11 @@ pub struct HeteroScheduler {
     classes: RateClasses,
     server_class: Vec<u32>,
     index: Box<dyn RatedIndex + Send>,
-    /// Live finite periods by (end, server), for expiry.
-    by_end: BTreeMap<(u64, u32), RatedPeriod>,
+    /// Expiry queue: every finite period ever added, as (end key, server, start bits), earliest
+    /// end first. A booked period is not taken out (its entry goes stale, which saves an ordered
+    /// map's removal per decision); see [`Self::expire`] for why a stale entry never removes a
+    /// live period.
+    expiry: BinaryHeap<Reverse<(u64, u32, u64)>>,
     windows: Vec<RatedWindow>,
     now: Time,
 }
@@ -180,7 +184,7 @@ impl HeteroScheduler {
             classes,
             server_class,
             index,
-            by_end: BTreeMap::new(),
+            expiry: BinaryHeap::new(),
             windows: Vec::new(),
             now: 0.0,
         };
@@ -307,27 +311,46 @@ impl HeteroScheduler {
     }
 
     fn add(&mut self, p: RatedPeriod) {
-        if !p.is_tail() {
-            self.by_end.insert((order_key(p.end), p.server), p);
-        }
+        self.queue_expiry(&p);
         self.index.insert(p);
     }
 
-    fn drop_period(&mut self, p: &RatedPeriod) {
+    /// Puts a finite period on the expiry queue.
+    fn queue_expiry(&mut self, p: &RatedPeriod) {
         if !p.is_tail() {
-            self.by_end.remove(&(order_key(p.end), p.server));
+            self.expiry
+                .push(Reverse((order_key(p.end), p.server, p.start.to_bits())));
         }
+    }
+
+    fn drop_period(&mut self, p: &RatedPeriod) {
         let removed = self.index.remove(p);
         debug_assert!(removed, "period {p} was not live");
     }
 
     /// Drops every idle period that ends at or before `now`.
+    ///
+    /// The queue also holds stale entries (periods booked since), and removal goes by (start,
+    /// server), so a stale entry must never match a live period. It cannot: a live period with
+    /// a stale entry's (start, server) can only be a leading fragment carved from that very
+    /// period (periods of a server are disjoint, and every other new period starts at a
+    /// booking's end, later than the booked period's start), and a leading fragment ends
+    /// strictly before the period it was carved from, so its own entry comes out of the queue
+    /// first — at this expiry or an earlier one. A stale entry therefore finds nothing to
+    /// remove. The order in which expired periods leave the index does not matter: no
+    /// structure's answers or counts depend on its update history.
     fn expire(&mut self, now: Time) {
-        while let Some((&key, &p)) = self.by_end.first_key_value() {
-            if p.end > now {
+        while let Some(&Reverse((key, server, start))) = self.expiry.peek() {
+            let end = f64::from_bits(if key >> 63 == 1 {
+                key & !(1 << 63)
+            } else {
+                !key
+            });
+            if end > now {
                 break;
             }
-            self.by_end.remove(&key);
+            self.expiry.pop();
+            let p = self.period(f64::from_bits(start), end, server);
             self.index.remove(&p);
         }
     }
@@ -362,14 +385,18 @@ impl HeteroScheduler {
         let rate = self.classes.rate(class);
         let start = rw.start_in(&p);
         let end = start + rw.duration;
-        self.drop_period(&p);
         let lead = self.period(p.start, start, p.server);
-        if start > arrival && start > p.start && lead.capacity >= self.config.min_fragment {
-            self.add(lead);
-        }
-        if p.is_tail() || rate * (p.end - end) >= self.config.min_fragment {
-            let trail = self.period(end, p.end, p.server);
-            self.add(trail);
+        let lead =
+            (start > arrival && start > p.start && lead.capacity >= self.config.min_fragment)
+                .then_some(lead);
+        let trail = (p.is_tail() || rate * (p.end - end) >= self.config.min_fragment)
+            .then(|| self.period(end, p.end, p.server));
+        // One call for the removal and both insertions: the leading fragment keeps the period's
+        // key, so a structure can overwrite it in place.
+        let removed = self.index.carve(&p, lead, trail);
+        debug_assert!(removed, "period {p} was not live");
+        for f in [lead, trail].into_iter().flatten() {
+            self.queue_expiry(&f);
         }
         Ok(Some(Booking {
             server: p.server,
