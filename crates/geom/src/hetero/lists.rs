@@ -41,9 +41,7 @@ pub struct StartOrderedList {
 impl StartOrderedList {
     /// An empty list for a system with these rate classes.
     pub fn new(classes: RateClasses) -> Self {
-        let lists = (0..classes.len())
-            .map(|_| StartBlocks::start_order_only())
-            .collect();
+        let lists = (0..classes.len()).map(|_| StartBlocks::default()).collect();
         StartOrderedList {
             classes,
             lists,
@@ -160,9 +158,7 @@ pub struct RateClassLists {
 impl RateClassLists {
     /// Empty lists for these classes, searched in `order`.
     pub fn new(classes: RateClasses, order: ClassOrder) -> Self {
-        let lists = (0..classes.len())
-            .map(|_| StartBlocks::start_order_only())
-            .collect();
+        let lists = (0..classes.len()).map(|_| StartBlocks::default()).collect();
         RateClassLists {
             classes,
             order,

@@ -37,20 +37,20 @@
 //!   or largest capacity already fails, and a scan of the few blocks that may hold it. (This
 //!   used to be a treap with the same summaries; at the thesis's sizes its pointer-chasing
 //!   updates cost more than the whole search, see docs/benchmarks.md, issue 32.)
-//! - **Start-ordered blocks** (`blocks`): the periods cut into blocks of
-//!   16–64 consecutive periods in (start, server) order, each block also sorted by (end,
-//!   server). They answer `k` (rank of the latest start) and position → period by a binary
-//!   search over the blocks' last keys and a short scan of the block sizes, and they carry the
-//!   **direct group search**: the answer only involves `U`'s *dual-feasible* periods `F`
-//!   (those with `end >= r + l/μ`: ranks `p..m`), since `q >= p` and the answer's ranks are
-//!   `>= p`. A block lying wholly inside `U` hands over its part of `F` as one contiguous slice
-//!   (the suffix of its end-ordered copy from the first end `>= r + l/μ`), the two boundary
-//!   blocks filter that suffix by start; then `p = m − |F|`, `q` is the latest-ending
-//!   capacity-feasible period of `F`, and the answer is the maximum-capacity period among the
-//!   `m − a` latest-ending periods of `F` (linear-time selection). When `U` lies before the
-//!   job's earliest end (the usual case), every period of `F` covers
-//!   `[max start of U, r + l/μ)`, so `|F|` is at most the number of servers of the class,
-//!   whatever the look-ahead.
+//! - **Start-ordered blocks** (`blocks`): the periods cut into blocks of 16–64 consecutive
+//!   periods in (start, server) order. They answer `k` (rank of the latest start) and position
+//!   → period by a binary search over the blocks' last keys and a short scan of the block
+//!   sizes, and they carry the **direct group search**: the answer only involves `U`'s
+//!   *dual-feasible* periods `F` (those with `end >= r + l/μ`: ranks `p..m`), since `q >= p`
+//!   and the answer's ranks are `>= p`. The blocks of `U` are walked from the position of its
+//!   first period: a block whose latest end is before `r + l/μ` is skipped, the others are
+//!   filtered by end — or, for a block lying wholly inside `U` that searches keep coming back
+//!   to between updates, its part of `F` is read as one contiguous slice of a lazily built
+//!   end-ordered copy; then `p = m − |F|`, `q` is the latest-ending capacity-feasible period
+//!   of `F`, and the answer is the maximum-capacity period among the `m − a` latest-ending
+//!   periods of `F` (linear-time selection). When `U` lies before the job's earliest end (the
+//!   usual case), every period of `F` covers `[max start of U, r + l/μ)`, so `|F|` is at most
+//!   the number of servers of the class, whatever the look-ahead.
 //! - **Dual range tree** (opt-in, [`PrimalDualTrees::with_enumeration_budget`]: used when `|F|`
 //!   exceeds the budget): a treap by (end, server) — the dual order — whose every node owns a
 //!   secondary treap of its subtree's periods by (start, server) with count and
@@ -73,15 +73,17 @@
 //! Per class searched: `O(V_h / B)` block summaries plus the scans of the blocks that pass
 //! them for `i` (in the chapter-4 workload one or two blocks: only blocks that straddle the
 //! job's ready time pass the end test without holding a feasible period), `O(log V_h + V_h /
-//! B)` for `k` and the group's bounds (`B` ≈ 16–64: the block sizes are summed, 4 bytes each),
-//! then `O((m / B) + |F|)` for the group — a binary search for the first block of `U`, a
-//! backward walk (then a binary search) per block of `U`, and linear passes over the gathered
-//! `F`, all on contiguous memory. `|F|` is at most the number of servers of the class in the
-//! usual case; the search is therefore *not* polylogarithmic in the servers per class, but it
-//! runs at memory-streaming speed instead of one cache miss per tree node. Per update:
-//! `O(log V_h + B)` (a binary search over the blocks' last keys, two sorted-vector insertions
-//! or removals in one block, its summary; a split or merge every `Θ(B)` updates of a block).
-//! Memory: `O(V_h)`.
+//! B)` for `k` and the group's first position (`B` ≈ 16–64: the block sizes are summed, 4
+//! bytes each), then for the group `O(m / B)` block summaries, a filtered scan of the blocks
+//! that may hold part of `F` (at the thesis's sizes `U` spans two or three blocks), or for
+//! whole blocks searched repeatedly between updates a binary search in their end-ordered copy,
+//! and linear passes over the gathered `F`, all on contiguous memory. `|F|` is at most the
+//! number of servers of the class in the usual case; the search is therefore *not*
+//! polylogarithmic in the servers per class, but it runs at memory-streaming speed instead of
+//! one cache miss per tree node. Per update: `O(log V_h + B)` (a binary search over the blocks'
+//! last keys, one sorted-vector insertion or removal in one block, its summary; a split or
+//! merge every `Θ(B)` updates of a block), and the block's end-ordered copy, if it had one,
+//! is dropped (rebuilt in `O(B log B)` after a few searches). Memory: `O(V_h)`.
 //!
 //! The [operation count](super::RatedIndex::operations) is not this structure's
 //! work but the pseudo-code's: primal nodes visited, a failed dual descent in every node marked
@@ -578,7 +580,7 @@ struct ClassTree {
 impl ClassTree {
     fn new() -> Self {
         ClassTree {
-            blocks: StartBlocks::with_end_order(),
+            blocks: StartBlocks::default(),
             dual: DualRangeTree::new(),
             pending: Vec::new(),
             stale: true,
@@ -719,18 +721,13 @@ impl PrimalDualTrees {
         if self.pick == PlusPick::EarliestStart {
             return (first, failed_dual_visits(m));
         }
-        let t = &self.trees[h];
-        let u = StartRange {
-            lo: t.blocks.select(lo),
-            hi: t.blocks.select(hi),
-        };
         // Direct search: the group's dual-feasible periods (end >= r + l/μ), found through the
-        // primal order's latest-end summaries. Every rank the descent can return is among them.
+        // blocks' latest-end summaries. Every rank the descent can return is among them.
         let mut f = std::mem::take(&mut self.scratch);
         f.clear();
-        let complete = t.blocks.gather(
-            &u.lo,
-            &u.hi,
+        let complete = self.trees[h].blocks.gather(
+            lo,
+            hi,
             w.earliest_end,
             self.budget.unwrap_or(usize::MAX),
             &mut f,
@@ -778,6 +775,10 @@ impl PrimalDualTrees {
         }
         // Too many to collect: the dual range tree answers in O(log² V).
         let t = &mut self.trees[h];
+        let u = StartRange {
+            lo: t.blocks.select(lo),
+            hi: t.blocks.select(hi),
+        };
         t.sync_dual();
         match self.pick {
             PlusPick::MaxCapInFirstGroup => {
