@@ -437,8 +437,8 @@ impl StartBlocks {
     }
 
     /// Appends to `out` every period at positions `lo..=hi` (`hi < len`) in start order with
-    /// `end >= earliest_end`, in no particular order. Stops and returns `false` as soon as
-    /// `out` would exceed `limit` periods. Takes `&mut self` only to build end-ordered copies
+    /// `end >= earliest_end`, in no particular order. Returns `false` (and stops, leaving some
+    /// of them in `out`) if there are more than `limit`. Takes `&mut self` only to build end-ordered copies
     /// (see the [module docs](self)); the periods are untouched.
     pub(crate) fn gather(
         &mut self,
@@ -472,13 +472,19 @@ impl StartBlocks {
                     }
                     out.extend_from_slice(tail);
                 } else {
-                    for x in &blk.by_start[from..from + take] {
-                        if x.end >= earliest_end {
-                            if out.len() == limit {
-                                return false;
-                            }
-                            out.push(*x);
-                        }
+                    // Branch-free compaction: every period is written, the length only grows
+                    // past the dual-feasible ones (which ones pass is data-dependent, so a branch
+                    // per period would mispredict often).
+                    let slice = &blk.by_start[from..from + take];
+                    let mut k = out.len();
+                    out.resize(k + take, slice[0]);
+                    for x in slice {
+                        out[k] = *x;
+                        k += usize::from(x.end >= earliest_end);
+                    }
+                    out.truncate(k);
+                    if k > limit {
+                        return false;
                     }
                 }
             }

@@ -140,11 +140,15 @@ pub struct HeteroScheduler {
     classes: RateClasses,
     server_class: Vec<u32>,
     index: Box<dyn RatedIndex + Send>,
-    /// Expiry queue: every finite period ever added, as (end key, server, start bits), earliest
-    /// end first. A booked period is not taken out (its entry goes stale, which saves an ordered
-    /// map's removal per decision); see [`Self::expire`] for why a stale entry never removes a
+    /// Expiry: each server's live finite periods as (start, end), in start order, which is
+    /// also end order (a server's periods are disjoint), so a server's next period to expire
+    /// is its first one.
+    finite: Vec<Vec<(Time, Time)>>,
+    /// The end (as an order key) of each server's first finite period, earliest first, plus
+    /// stale entries (ends that are no longer their server's first), recognised and skipped
+    /// when they come out. A few hundred entries at most, instead of an ordered map of every
     /// live period.
-    expiry: BinaryHeap<Reverse<(u64, u32, u64)>>,
+    fronts: BinaryHeap<Reverse<(u64, u32)>>,
     windows: Vec<RatedWindow>,
     now: Time,
 }
@@ -157,6 +161,15 @@ fn order_key(t: Time) -> u64 {
     } else {
         bits | (1 << 63)
     }
+}
+
+/// The inverse of [`order_key`].
+fn from_order_key(key: u64) -> Time {
+    f64::from_bits(if key >> 63 == 1 {
+        key & !(1 << 63)
+    } else {
+        !key
+    })
 }
 
 impl HeteroScheduler {
@@ -179,12 +192,14 @@ impl HeteroScheduler {
                 config.pick,
             )),
         };
+        let n = server_class.len();
         let mut s = HeteroScheduler {
             config,
             classes,
             server_class,
             index,
-            expiry: BinaryHeap::new(),
+            finite: vec![Vec::new(); n],
+            fronts: BinaryHeap::new(),
             windows: Vec::new(),
             now: 0.0,
         };
@@ -311,47 +326,63 @@ impl HeteroScheduler {
     }
 
     fn add(&mut self, p: RatedPeriod) {
-        self.queue_expiry(&p);
+        self.track(p.server, None, [Some(p), None]);
         self.index.insert(p);
     }
 
-    /// Puts a finite period on the expiry queue.
-    fn queue_expiry(&mut self, p: &RatedPeriod) {
-        if !p.is_tail() {
-            self.expiry
-                .push(Reverse((order_key(p.end), p.server, p.start.to_bits())));
-        }
-    }
-
     fn drop_period(&mut self, p: &RatedPeriod) {
+        self.track(p.server, Some(p), [None, None]);
         let removed = self.index.remove(p);
         debug_assert!(removed, "period {p} was not live");
     }
 
-    /// Drops every idle period that ends at or before `now`.
-    ///
-    /// The queue also holds stale entries (periods booked since), and removal goes by (start,
-    /// server), so a stale entry must never match a live period. It cannot: a live period with
-    /// a stale entry's (start, server) can only be a leading fragment carved from that very
-    /// period (periods of a server are disjoint, and every other new period starts at a
-    /// booking's end, later than the booked period's start), and a leading fragment ends
-    /// strictly before the period it was carved from, so its own entry comes out of the queue
-    /// first — at this expiry or an earlier one. A stale entry therefore finds nothing to
-    /// remove. The order in which expired periods leave the index does not matter: no
-    /// structure's answers or counts depend on its update history.
+    /// Updates the expiry lists of `server`: its period `old` goes, `new` come (tails are not
+    /// tracked: they never expire). If the server's first finite period now ends at another
+    /// time, that end is queued.
+    fn track(&mut self, server: u32, old: Option<&RatedPeriod>, new: [Option<RatedPeriod>; 2]) {
+        let list = &mut self.finite[server as usize];
+        let front = list.first().map(|&(_, e)| e);
+        if let Some(p) = old.filter(|p| !p.is_tail()) {
+            let at = list.partition_point(|&(s, _)| s.total_cmp(&p.start).is_lt());
+            debug_assert!(
+                list.get(at)
+                    .is_some_and(|&(s, e)| s == p.start && e == p.end),
+                "period {p} is not tracked"
+            );
+            list.remove(at);
+        }
+        for p in new.into_iter().flatten().filter(|p| !p.is_tail()) {
+            let at = list.partition_point(|&(s, _)| s.total_cmp(&p.start).is_lt());
+            list.insert(at, (p.start, p.end));
+        }
+        match list.first() {
+            Some(&(_, e)) if front.is_none_or(|f| f.to_bits() != e.to_bits()) => {
+                self.fronts.push(Reverse((order_key(e), server)));
+            }
+            _ => {}
+        }
+    }
+
+    /// Drops every idle period that ends at or before `now`. Which order they leave the index
+    /// in does not matter: no structure's answers or counts depend on its update history.
     fn expire(&mut self, now: Time) {
-        while let Some(&Reverse((key, server, start))) = self.expiry.peek() {
-            let end = f64::from_bits(if key >> 63 == 1 {
-                key & !(1 << 63)
-            } else {
-                !key
-            });
-            if end > now {
+        while let Some(&Reverse((key, server))) = self.fronts.peek() {
+            if from_order_key(key) > now {
                 break;
             }
-            self.expiry.pop();
-            let p = self.period(f64::from_bits(start), end, server);
-            self.index.remove(&p);
+            self.fronts.pop();
+            let list = &mut self.finite[server as usize];
+            // A stale entry (its period was booked or has expired) is skipped.
+            let Some(&(start, end)) = list.first().filter(|&&(_, e)| order_key(e) == key) else {
+                continue;
+            };
+            list.remove(0);
+            if let Some(&(_, next)) = list.first() {
+                self.fronts.push(Reverse((order_key(next), server)));
+            }
+            let p = self.period(start, end, server);
+            let removed = self.index.remove(&p);
+            debug_assert!(removed, "expired period {p} was not live");
         }
     }
 
@@ -393,11 +424,9 @@ impl HeteroScheduler {
             .then(|| self.period(end, p.end, p.server));
         // One call for the removal and both insertions: the leading fragment keeps the period's
         // key, so a structure can overwrite it in place.
+        self.track(p.server, Some(&p), [lead, trail]);
         let removed = self.index.carve(&p, lead, trail);
         debug_assert!(removed, "period {p} was not live");
-        for f in [lead, trail].into_iter().flatten() {
-            self.queue_expiry(&f);
-        }
         Ok(Some(Booking {
             server: p.server,
             start,
