@@ -133,6 +133,17 @@ impl Head {
     }
 }
 
+/// Where a period sits: its block and its index in the block. Valid until the next update.
+pub(crate) type Spot = (usize, usize);
+
+/// A period found by [`StartBlocks::scan`]: its position in start order and its spot.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Found {
+    pub(crate) position: usize,
+    pub(crate) period: RatedPeriod,
+    pub(crate) spot: Spot,
+}
+
 /// Start-ordered blocks with summaries (see the [module docs](self)).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StartBlocks {
@@ -235,9 +246,15 @@ impl StartBlocks {
         }
     }
 
-    /// The block and index of the period with `p`'s (start, server), if present.
+    /// The block and index of the period with `p`'s (start, server), if present. A `hint`
+    /// (where a search found it since the last update) is checked and, if right, used.
     #[inline]
-    fn find(&self, p: &RatedPeriod) -> Option<(usize, usize)> {
+    fn find(&self, p: &RatedPeriod, hint: Option<Spot>) -> Option<Spot> {
+        if let Some((b, i)) = hint
+            && self.blocks.get(b).and_then(|blk| blk.by_start.get(i)).is_some_and(|x| x.cmp_start(p).is_eq())
+        {
+            return Some((b, i));
+        }
         if self.blocks.is_empty() {
             return None;
         }
@@ -252,7 +269,16 @@ impl StartBlocks {
     /// Removes the period with `p`'s (start, server); returns the stored period if it was
     /// there.
     pub(crate) fn remove(&mut self, p: &RatedPeriod) -> Option<RatedPeriod> {
-        let (b, i) = self.find(p)?;
+        self.remove_hinted(p, None)
+    }
+
+    /// [`Self::remove`], with where a search found `p` since the last update, if known.
+    pub(crate) fn remove_hinted(
+        &mut self,
+        p: &RatedPeriod,
+        hint: Option<Spot>,
+    ) -> Option<RatedPeriod> {
+        let (b, i) = self.find(p, hint)?;
         let blk = &mut self.blocks[b];
         let stored = blk.by_start.remove(i);
         blk.touched();
@@ -281,7 +307,17 @@ impl StartBlocks {
     /// fragment: same key, earlier end); returns the stored period if there was one. The same
     /// as [`Self::remove`] then [`Self::insert`], without shifting the block.
     pub(crate) fn replace(&mut self, new: RatedPeriod) -> Option<RatedPeriod> {
-        let (b, i) = self.find(&new)?;
+        self.replace_hinted(new, None)
+    }
+
+    /// [`Self::replace`], with where a search found the period since the last update, if
+    /// known.
+    pub(crate) fn replace_hinted(
+        &mut self,
+        new: RatedPeriod,
+        hint: Option<Spot>,
+    ) -> Option<RatedPeriod> {
+        let (b, i) = self.find(&new, hint)?;
         let blk = &mut self.blocks[b];
         let stored = std::mem::replace(&mut blk.by_start[i], new);
         blk.touched();
@@ -394,27 +430,40 @@ impl StartBlocks {
     /// threshold are skipped whole; the search stops at the first start after
     /// `w.latest_start`, where a list scan would.
     pub(crate) fn first_feasible(&self, w: &RatedWindow) -> Option<(usize, RatedPeriod)> {
-        if !w.possible {
-            return None;
-        }
+        self.scan(w).ok().map(|f| (f.position, f.period))
+    }
+
+    /// A list scan's outcome, without the scan: `Ok` as [`Self::first_feasible`] (with where
+    /// the period sits), or, if no period is admitted, `Err` with the number of periods the
+    /// scan passes over (those with `!(start > w.latest_start)`, as [`Self::rank_not_after`]).
+    pub(crate) fn scan(&self, w: &RatedWindow) -> Result<Found, usize> {
+        let latest = w.latest_start;
         let mut base = 0usize;
         for (b, head) in self.heads.iter().enumerate() {
-            if head.first > w.latest_start {
-                return None;
+            if head.first > latest {
+                return Err(base);
             }
-            if head.max_end >= w.earliest_end && head.max_cap >= w.min_capacity {
-                for (i, x) in self.blocks[b].by_start.iter().enumerate() {
-                    if x.start > w.latest_start {
-                        return None;
+            let blk = &self.blocks[b].by_start;
+            if w.possible && head.max_end >= w.earliest_end && head.max_cap >= w.min_capacity {
+                for (i, x) in blk.iter().enumerate() {
+                    if x.start > latest {
+                        return Err(base + i);
                     }
                     if w.admits(x) {
-                        return Some((base + i, *x));
+                        return Ok(Found {
+                            position: base + i,
+                            period: *x,
+                            spot: (b, i),
+                        });
                     }
                 }
+            } else if self.lasts[b].start > latest {
+                // The scan would stop inside this block.
+                return Err(base + blk.partition_point(|x| !(x.start > latest)));
             }
-            base += self.counts[b] as usize;
+            base += blk.len();
         }
-        None
+        Err(base)
     }
 
     /// The block holding position `i` (`i < len`) and the position inside it.
@@ -620,6 +669,18 @@ mod tests {
                     .position(|p| rw.admits(p))
                     .map(|i| (i, sorted[i]));
                 assert_eq!(blocks.first_feasible(&rw), want, "{rw:?}");
+                let passed = sorted.iter().filter(|p| !(p.start > rw.latest_start)).count();
+                let got = blocks.scan(&rw).map(|f| {
+                    assert_eq!(blocks.select(f.position), f.period);
+                    assert_eq!(blocks.find(&f.period, Some(f.spot)), Some(f.spot));
+                    (f.position, f.period)
+                });
+                assert_eq!(got, want.ok_or(passed), "{rw:?}");
+                let impossible = RatedWindow {
+                    possible: false,
+                    ..rw
+                };
+                assert!(matches!(blocks.scan(&impossible), Err(n) if n == passed));
             }
             // Repeated gathers over the same ranges: the first ones filter, later ones read
             // the end-ordered copies they caused to be built.

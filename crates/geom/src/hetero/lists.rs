@@ -22,8 +22,46 @@
 //! oracle of `crates/geom/tests/hetero_lists.rs`), at `O(V / B)` block summaries plus the
 //! scan of the one or two blocks that may hold the answer instead of `O(V)` elements.
 
-use super::blocks::StartBlocks;
+use super::blocks::{Found, Spot, StartBlocks};
 use super::{ClassOrder, RateClasses, RatedIndex, RatedPeriod, RatedWindow};
+
+/// Books in `p` on per-class lists: `p` goes, `lead` (same key as `p`: overwritten in place)
+/// and `trail` come. `found` is where the last search found its answer (class and spot), which
+/// saves looking `p` up again when it is the period booked.
+fn carve(
+    lists: &mut [StartBlocks],
+    found: Option<(usize, Spot)>,
+    p: &RatedPeriod,
+    lead: Option<RatedPeriod>,
+    trail: Option<RatedPeriod>,
+) -> bool {
+    let class = p.class as usize;
+    if class >= lists.len() {
+        return false;
+    }
+    let hint = found.filter(|&(c, _)| c == class).map(|(_, spot)| spot);
+    let list = &mut lists[class];
+    let removed = match lead {
+        Some(l) if l.class == p.class && l.cmp_start(p).is_eq() => {
+            let replaced = list.replace_hinted(l, hint).is_some();
+            if !replaced {
+                list.insert(l);
+            }
+            replaced
+        }
+        _ => {
+            let removed = list.remove_hinted(p, hint).is_some();
+            if let Some(l) = lead {
+                lists[l.class as usize].insert(l);
+            }
+            removed
+        }
+    };
+    if let Some(t) = trail {
+        lists[t.class as usize].insert(t);
+    }
+    removed
+}
 
 /// FF-HU: one list of the idle periods of every server, in (start, server) order; a job gets
 /// the first feasible period (the earliest start, ties by server), whatever its server's rate.
@@ -36,6 +74,8 @@ pub struct StartOrderedList {
     classes: RateClasses,
     lists: Vec<StartBlocks>,
     operations: u64,
+    /// Where the last search found its answer (class, spot), for the booking that follows.
+    found: Option<(usize, Spot)>,
 }
 
 impl StartOrderedList {
@@ -46,6 +86,7 @@ impl StartOrderedList {
             classes,
             lists,
             operations: 0,
+            found: None,
         }
     }
 }
@@ -71,29 +112,7 @@ impl RatedIndex for StartOrderedList {
         lead: Option<RatedPeriod>,
         trail: Option<RatedPeriod>,
     ) -> bool {
-        let Some(list) = self.lists.get_mut(p.class as usize) else {
-            return false;
-        };
-        // The leading fragment keeps the period's key: overwrite it in place.
-        let removed = match lead {
-            Some(l) if l.class == p.class && l.cmp_start(p).is_eq() => {
-                list.replace(l).is_some() || {
-                    self.insert(l);
-                    false
-                }
-            }
-            _ => {
-                let removed = list.remove(p).is_some();
-                if let Some(l) = lead {
-                    self.insert(l);
-                }
-                removed
-            }
-        };
-        if let Some(t) = trail {
-            self.insert(t);
-        }
-        removed
+        carve(&mut self.lists, self.found.take(), p, lead, trail)
     }
 
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
@@ -102,24 +121,40 @@ impl RatedIndex for StartOrderedList {
             .iter()
             .map(|w| w.latest_start)
             .fold(f64::NEG_INFINITY, f64::max);
-        let mut best: Option<RatedPeriod> = None;
-        for (list, w) in self.lists.iter().zip(windows) {
-            if let Some((_, p)) = list.first_feasible(w)
-                && best.is_none_or(|b| p.cmp_start(&b).is_lt())
+        let mut best: Option<(usize, Found)> = None;
+        for (h, (list, w)) in self.lists.iter().zip(windows).enumerate() {
+            // Only a period starting no later than the best so far can beat it: narrow the
+            // class's search to those (the window's other thresholds are unchanged).
+            let narrowed = RatedWindow {
+                latest_start: best.map_or(w.latest_start, |(_, b)| {
+                    w.latest_start.min(b.period.start)
+                }),
+                ..*w
+            };
+            if let Ok(f) = list.scan(&narrowed)
+                && best.is_none_or(|(_, b)| f.period.cmp_start(&b.period).is_lt())
             {
-                best = Some(p);
+                best = Some((h, f));
             }
         }
+        self.found = best.map(|(h, f)| (h, f.spot));
         let examined = match &best {
-            // Everything before the answer in the merged order, and the answer.
-            Some(p) => self.lists.iter().map(|l| l.rank_before(p)).sum::<usize>() + 1,
+            // Everything before the answer in the merged order, and the answer: its position
+            // in its own class plus its rank in each other class.
+            Some((h, f)) => {
+                let others: usize = (self.lists.iter().enumerate())
+                    .filter(|&(c, _)| c != *h)
+                    .map(|(_, l)| l.rank_before(&f.period))
+                    .sum();
+                others + f.position + 1
+            }
             None => {
                 let passed: usize = self.lists.iter().map(|l| l.rank_not_after(latest)).sum();
                 passed + usize::from(passed < self.len())
             }
         };
         self.operations += examined as u64;
-        best
+        best.map(|(_, f)| f.period)
     }
 
     fn len(&self) -> usize {
@@ -153,6 +188,8 @@ pub struct RateClassLists {
     order: ClassOrder,
     lists: Vec<StartBlocks>,
     operations: u64,
+    /// Where the last search found its answer (class, spot), for the booking that follows.
+    found: Option<(usize, Spot)>,
 }
 
 impl RateClassLists {
@@ -164,6 +201,7 @@ impl RateClassLists {
             order,
             lists,
             operations: 0,
+            found: None,
         }
     }
 
@@ -171,15 +209,13 @@ impl RateClassLists {
     /// from the head would examine (see the [module docs](self)).
     pub fn first_in_class(&mut self, class: usize, w: &RatedWindow) -> Option<RatedPeriod> {
         let list = &self.lists[class];
-        let (examined, found) = match list.first_feasible(w) {
-            Some((i, p)) => (i + 1, Some(p)),
-            None => {
-                let passed = list.rank_not_after(w.latest_start);
-                (passed + usize::from(passed < list.len()), None)
-            }
+        let (examined, found) = match list.scan(w) {
+            Ok(f) => (f.position + 1, Some(f)),
+            Err(passed) => (passed + usize::from(passed < list.len()), None),
         };
         self.operations += examined as u64;
-        found
+        self.found = found.map(|f| (class, f.spot));
+        found.map(|f| f.period)
     }
 }
 
@@ -204,29 +240,7 @@ impl RatedIndex for RateClassLists {
         lead: Option<RatedPeriod>,
         trail: Option<RatedPeriod>,
     ) -> bool {
-        let Some(list) = self.lists.get_mut(p.class as usize) else {
-            return false;
-        };
-        // The leading fragment keeps the period's key: overwrite it in place.
-        let removed = match lead {
-            Some(l) if l.class == p.class && l.cmp_start(p).is_eq() => {
-                list.replace(l).is_some() || {
-                    self.insert(l);
-                    false
-                }
-            }
-            _ => {
-                let removed = list.remove(p).is_some();
-                if let Some(l) = lead {
-                    self.insert(l);
-                }
-                removed
-            }
-        };
-        if let Some(t) = trail {
-            self.insert(t);
-        }
-        removed
+        carve(&mut self.lists, self.found.take(), p, lead, trail)
     }
 
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
