@@ -1,7 +1,5 @@
 //! The online scheduler on rated servers: one decision per request, at its arrival.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -144,11 +142,11 @@ pub struct HeteroScheduler {
     /// also end order (a server's periods are disjoint), so a server's next period to expire
     /// is its first one.
     finite: Vec<Vec<(Time, Time)>>,
-    /// The end (as an order key) of each server's first finite period, earliest first, plus
-    /// stale entries (ends that are no longer their server's first), recognised and skipped
-    /// when they come out. A few hundred entries at most, instead of an ordered map of every
-    /// live period.
-    fronts: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The end (as an order key) of each server's first finite period, in a tournament tree
+    /// over the servers: the earliest of them is always at the root, and a change of one
+    /// server's first end costs one leaf-to-root pass (`log2 n` steps) instead of an ordered
+    /// map update per live period.
+    fronts: Fronts,
     windows: Vec<RatedWindow>,
     now: Time,
 }
@@ -160,6 +158,45 @@ fn order_key(t: Time) -> u64 {
         !bits
     } else {
         bits | (1 << 63)
+    }
+}
+
+/// A tournament (winner) tree over the servers: each leaf is a server's first finite end as
+/// an order key (`u64::MAX`: none), each inner node the smaller of its children, with the
+/// server it belongs to.
+#[derive(Debug, Clone)]
+struct Fronts {
+    /// Leaves start at `leaves`; node `i`'s children are `2i` and `2i + 1`; node 0 is unused.
+    nodes: Vec<(u64, u32)>,
+    leaves: usize,
+}
+
+impl Fronts {
+    fn new(servers: usize) -> Self {
+        let leaves = servers.next_power_of_two().max(1);
+        Fronts {
+            nodes: vec![(u64::MAX, u32::MAX); 2 * leaves],
+            leaves,
+        }
+    }
+
+    /// Sets `server`'s first finite end.
+    fn set(&mut self, server: u32, end: Option<Time>) {
+        let mut i = self.leaves + server as usize;
+        self.nodes[i] = (end.map_or(u64::MAX, order_key), server);
+        while i > 1 {
+            i /= 2;
+            let (a, b) = (self.nodes[2 * i], self.nodes[2 * i + 1]);
+            self.nodes[i] = if b.0 < a.0 { b } else { a };
+        }
+    }
+
+    /// The server whose first finite period ends earliest, if that end is not after `now`.
+    #[inline]
+    fn earliest_at_or_before(&self, now: Time) -> Option<u32> {
+        let (key, server) = self.nodes[1];
+        // The float comparison, not the key order: the two differ on -0.0 and 0.0.
+        (key != u64::MAX && !(from_order_key(key) > now)).then_some(server)
     }
 }
 
@@ -199,7 +236,7 @@ impl HeteroScheduler {
             server_class,
             index,
             finite: vec![Vec::new(); n],
-            fronts: BinaryHeap::new(),
+            fronts: Fronts::new(n),
             windows: Vec::new(),
             now: 0.0,
         };
@@ -355,31 +392,19 @@ impl HeteroScheduler {
             let at = list.partition_point(|&(s, _)| s.total_cmp(&p.start).is_lt());
             list.insert(at, (p.start, p.end));
         }
-        match list.first() {
-            Some(&(_, e)) if front.is_none_or(|f| f.to_bits() != e.to_bits()) => {
-                self.fronts.push(Reverse((order_key(e), server)));
-            }
-            _ => {}
+        let now_front = list.first().map(|&(_, e)| e);
+        if now_front.map(f64::to_bits) != front.map(f64::to_bits) {
+            self.fronts.set(server, now_front);
         }
     }
 
     /// Drops every idle period that ends at or before `now`. Which order they leave the index
     /// in does not matter: no structure's answers or counts depend on its update history.
     fn expire(&mut self, now: Time) {
-        while let Some(&Reverse((key, server))) = self.fronts.peek() {
-            if from_order_key(key) > now {
-                break;
-            }
-            self.fronts.pop();
+        while let Some(server) = self.fronts.earliest_at_or_before(now) {
             let list = &mut self.finite[server as usize];
-            // A stale entry (its period was booked or has expired) is skipped.
-            let Some(&(start, end)) = list.first().filter(|&&(_, e)| order_key(e) == key) else {
-                continue;
-            };
-            list.remove(0);
-            if let Some(&(_, next)) = list.first() {
-                self.fronts.push(Reverse((order_key(next), server)));
-            }
+            let (start, end) = list.remove(0);
+            self.fronts.set(server, list.first().map(|&(_, e)| e));
             let p = self.period(start, end, server);
             let removed = self.index.remove(&p);
             debug_assert!(removed, "expired period {p} was not live");
