@@ -251,7 +251,11 @@ impl StartBlocks {
     #[inline]
     fn find(&self, p: &RatedPeriod, hint: Option<Spot>) -> Option<Spot> {
         if let Some((b, i)) = hint
-            && self.blocks.get(b).and_then(|blk| blk.by_start.get(i)).is_some_and(|x| x.cmp_start(p).is_eq())
+            && self
+                .blocks
+                .get(b)
+                .and_then(|blk| blk.by_start.get(i))
+                .is_some_and(|x| x.cmp_start(p).is_eq())
         {
             return Some((b, i));
         }
@@ -429,6 +433,7 @@ impl StartBlocks {
     /// number of periods before it). Blocks whose summary fails the job's end or capacity
     /// threshold are skipped whole; the search stops at the first start after
     /// `w.latest_start`, where a list scan would.
+    #[cfg(test)]
     pub(crate) fn first_feasible(&self, w: &RatedWindow) -> Option<(usize, RatedPeriod)> {
         self.scan(w).ok().map(|f| (f.position, f.period))
     }
@@ -669,7 +674,10 @@ mod tests {
                     .position(|p| rw.admits(p))
                     .map(|i| (i, sorted[i]));
                 assert_eq!(blocks.first_feasible(&rw), want, "{rw:?}");
-                let passed = sorted.iter().filter(|p| !(p.start > rw.latest_start)).count();
+                let passed = sorted
+                    .iter()
+                    .filter(|p| !(p.start > rw.latest_start))
+                    .count();
                 let got = blocks.scan(&rw).map(|f| {
                     assert_eq!(blocks.select(f.position), f.period);
                     assert_eq!(blocks.find(&f.period, Some(f.spot)), Some(f.spot));

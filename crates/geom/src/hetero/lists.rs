@@ -126,9 +126,8 @@ impl RatedIndex for StartOrderedList {
             // Only a period starting no later than the best so far can beat it: narrow the
             // class's search to those (the window's other thresholds are unchanged).
             let narrowed = RatedWindow {
-                latest_start: best.map_or(w.latest_start, |(_, b)| {
-                    w.latest_start.min(b.period.start)
-                }),
+                latest_start: best
+                    .map_or(w.latest_start, |(_, b)| w.latest_start.min(b.period.start)),
                 ..*w
             };
             if let Ok(f) = list.scan(&narrowed)

@@ -651,11 +651,6 @@ impl ClassTree {
         }
         self.pending.clear();
     }
-
-    /// The first feasible period in start order and its position.
-    fn first_feasible(&self, w: &RatedWindow) -> Option<(usize, RatedPeriod)> {
-        self.blocks.first_feasible(w)
-    }
 }
 
 /// FF-HA+: one primal/dual 2-D tree per rate class, searched class by class in `order`
@@ -873,8 +868,16 @@ impl RatedIndex for PrimalDualTrees {
             if v == 0 {
                 continue;
             }
-            let k = t.blocks.rank_le(w.latest_start);
-            let hit = if k == 0 { None } else { t.first_feasible(&w) };
+            // `k`: the periods with start <= d − l/μ. A scan that finds nothing has counted
+            // them on the way (the window's times are finite, so `!(start > x)` is `start <= x`).
+            let (k, hit) = match t.blocks.scan(&w) {
+                Ok(f) => (
+                    t.blocks.rank_le(w.latest_start),
+                    Some((f.position, f.period)),
+                ),
+                Err(passed) => (passed, None),
+            };
+            debug_assert_eq!(k, t.blocks.rank_le(w.latest_start));
             let (group, ops) = primal_search(v, k, hit.map(|(i, _)| i));
             self.operations += ops;
             let (Some(g), Some((_, first))) = (group, hit) else {
