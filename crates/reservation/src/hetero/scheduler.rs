@@ -187,7 +187,12 @@ impl Fronts {
         while i > 1 {
             i /= 2;
             let (a, b) = (self.nodes[2 * i], self.nodes[2 * i + 1]);
-            self.nodes[i] = if b.0 < a.0 { b } else { a };
+            let winner = if b.0 < a.0 { b } else { a };
+            if self.nodes[i] == winner {
+                // Nothing above changes either.
+                break;
+            }
+            self.nodes[i] = winner;
         }
     }
 
@@ -375,10 +380,12 @@ impl HeteroScheduler {
 
     /// Updates the expiry lists of `server`: its period `old` goes, `new` come (tails are not
     /// tracked: they never expire). If the server's first finite period now ends at another
-    /// time, that end is queued.
+    /// time, the tournament learns it. A booking's fragments lie inside the booked period, so
+    /// the first one takes its slot (no shift) and the second goes right after it.
     fn track(&mut self, server: u32, old: Option<&RatedPeriod>, new: [Option<RatedPeriod>; 2]) {
         let list = &mut self.finite[server as usize];
         let front = list.first().map(|&(_, e)| e);
+        let mut slot = None;
         if let Some(p) = old.filter(|p| !p.is_tail()) {
             let at = list.partition_point(|&(s, _)| s.total_cmp(&p.start).is_lt());
             debug_assert!(
@@ -386,12 +393,24 @@ impl HeteroScheduler {
                     .is_some_and(|&(s, e)| s == p.start && e == p.end),
                 "period {p} is not tracked"
             );
-            list.remove(at);
+            slot = Some(at);
         }
         for p in new.into_iter().flatten().filter(|p| !p.is_tail()) {
-            let at = list.partition_point(|&(s, _)| s.total_cmp(&p.start).is_lt());
-            list.insert(at, (p.start, p.end));
+            match slot.take() {
+                Some(at) => list[at] = (p.start, p.end),
+                None => {
+                    let at = list.partition_point(|&(s, _)| s.total_cmp(&p.start).is_lt());
+                    list.insert(at, (p.start, p.end));
+                }
+            }
         }
+        if let Some(at) = slot {
+            list.remove(at);
+        }
+        debug_assert!(
+            list.windows(2).all(|w| w[0].1 <= w[1].0),
+            "overlapping periods"
+        );
         let now_front = list.first().map(|&(_, e)| e);
         if now_front.map(f64::to_bits) != front.map(f64::to_bits) {
             self.fronts.set(server, now_front);
