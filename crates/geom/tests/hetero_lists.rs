@@ -158,7 +158,7 @@ fn run(s: Scenario, order: Option<ClassOrder>) {
         Some(o) => Box::new(RateClassLists::new(cls.clone(), o)),
     };
     let mut oracle = ScanLists::new(cls.len(), order);
-    let mut add = |fast: &mut Box<dyn RatedIndex>, oracle: &mut ScanLists, p: RatedPeriod| {
+    let add = |fast: &mut Box<dyn RatedIndex>, oracle: &mut ScanLists, p: RatedPeriod| {
         fast.insert(p);
         oracle.insert(p);
     };

@@ -60,7 +60,9 @@ struct Block {
 }
 
 impl Block {
-    fn new() -> Block {
+    /// An empty block with room for `MAX_BLOCK + 1` periods (a block splits beyond
+    /// `MAX_BLOCK`), so it never reallocates.
+    fn with_room() -> Block {
         Block {
             by_start: Vec::with_capacity(MAX_BLOCK + 1),
             ..Block::default()
@@ -183,6 +185,13 @@ fn before(a: &RatedPeriod, b: &RatedPeriod) -> bool {
     a.cmp_start(b) == Ordering::Less
 }
 
+/// Whether a list scan that stops at the first `start > latest` passes over `start`: the
+/// negation of that test (so a NaN `latest` passes everything, as the scan would).
+#[inline]
+fn not_after(start: f64, latest: f64) -> bool {
+    start.partial_cmp(&latest) != Some(Ordering::Greater)
+}
+
 impl StartBlocks {
     /// Number of periods.
     #[inline]
@@ -207,7 +216,7 @@ impl StartBlocks {
 
     /// A block from the spares (or a new one), empty.
     fn fresh_block(&mut self) -> Block {
-        let mut blk = self.spare.pop().unwrap_or_else(Block::new);
+        let mut blk = self.spare.pop().unwrap_or_else(Block::with_room);
         blk.by_start.clear();
         blk.touched();
         blk
@@ -411,11 +420,11 @@ impl StartBlocks {
     /// those with `!(start > latest)` (the same as [`Self::rank_le`] for every non-NaN
     /// `latest`, and all of them for a NaN one, as the scan's test says).
     pub(crate) fn rank_not_after(&self, latest: f64) -> usize {
-        let b = self.lasts.partition_point(|l| !(l.start > latest));
+        let b = self.lasts.partition_point(|l| not_after(l.start, latest));
         let before: usize = self.counts[..b].iter().map(|&c| c as usize).sum();
         before
             + self.blocks.get(b).map_or(0, |blk| {
-                blk.by_start.partition_point(|x| !(x.start > latest))
+                blk.by_start.partition_point(|x| not_after(x.start, latest))
             })
     }
 
@@ -464,7 +473,7 @@ impl StartBlocks {
                 }
             } else if self.lasts[b].start > latest {
                 // The scan would stop inside this block.
-                return Err(base + blk.partition_point(|x| !(x.start > latest)));
+                return Err(base + blk.partition_point(|x| not_after(x.start, latest)));
             }
             base += blk.len();
         }
@@ -676,7 +685,7 @@ mod tests {
                 assert_eq!(blocks.first_feasible(&rw), want, "{rw:?}");
                 let passed = sorted
                     .iter()
-                    .filter(|p| !(p.start > rw.latest_start))
+                    .filter(|p| not_after(p.start, rw.latest_start))
                     .count();
                 let got = blocks.scan(&rw).map(|f| {
                     assert_eq!(blocks.select(f.position), f.period);

@@ -205,7 +205,9 @@ impl RateClassLists {
     }
 
     /// The first feasible period of one class in start order, counting the elements a scan
-    /// from the head would examine (see the [module docs](self)).
+    /// from the head would examine: the answer's position plus one, or, if there is none, the
+    /// periods up to the latest feasible start plus the one that ends the scan (derived from
+    /// block sizes, not by walking the list).
     pub fn first_in_class(&mut self, class: usize, w: &RatedWindow) -> Option<RatedPeriod> {
         let list = &self.lists[class];
         let (examined, found) = match list.scan(w) {

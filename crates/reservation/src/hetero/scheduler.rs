@@ -200,8 +200,10 @@ impl Fronts {
     #[inline]
     fn earliest_at_or_before(&self, now: Time) -> Option<u32> {
         let (key, server) = self.nodes[1];
-        // The float comparison, not the key order: the two differ on -0.0 and 0.0.
-        (key != u64::MAX && !(from_order_key(key) > now)).then_some(server)
+        // The float comparison `!(end > now)`, not the key order: the two differ on -0.0 and
+        // 0.0.
+        let due = from_order_key(key).partial_cmp(&now) != Some(std::cmp::Ordering::Greater);
+        (key != u64::MAX && due).then_some(server)
     }
 }
 
