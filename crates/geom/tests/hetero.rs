@@ -87,15 +87,15 @@ fn job(rng: &mut ChaCha8Rng, now: f64, s: &Scenario) -> Window {
 
 /// Books the job in `p` like the scheduler: leading and trailing fragments of capacity >= 0.1.
 fn carve(index: &mut dyn RatedIndex, p: RatedPeriod, w: &RatedWindow, rate: f64, now: f64) {
-    assert!(index.remove(&p), "chosen period {p} not live");
     let start = w.start_in(&p);
     let end = start + w.duration;
-    if start > now && rate * (start - p.start) >= 0.1 {
-        index.insert(RatedPeriod::new(p.start, start, p.server, p.class, rate));
-    }
-    if p.end == f64::INFINITY || rate * (p.end - end) >= 0.1 {
-        index.insert(RatedPeriod::new(end, p.end, p.server, p.class, rate));
-    }
+    let lead = (start > now && rate * (start - p.start) >= 0.1)
+        .then(|| RatedPeriod::new(p.start, start, p.server, p.class, rate));
+    let trail = (p.end == f64::INFINITY || rate * (p.end - end) >= 0.1)
+        .then(|| RatedPeriod::new(end, p.end, p.server, p.class, rate));
+    // `carve` is how the scheduler books (a structure may overwrite the period in place with
+    // its leading fragment); the reference is recomputed from the resulting live set.
+    assert!(index.carve(&p, lead, trail), "chosen period {p} not live");
 }
 
 /// What the reference says `index`'s algorithm must choose on `live`.

@@ -103,11 +103,14 @@ fn run(seed: u64, servers: u32, classes: usize, grid: bool, pick: PlusPick, step
             if p.end == f64::INFINITY || rate * (p.end - end) >= 0.1 {
                 fragments.push(RatedPeriod::new(end, p.end, p.server, p.class, rate));
             }
-            for index in [&mut blocks, &mut tree] {
-                assert!(index.remove(&p));
-                for f in &fragments {
-                    index.insert(*f);
-                }
+            // The default structure books through `carve` (the leading fragment overwrites the
+            // period in place), the range-tree one through removal and insertions.
+            let lead = fragments.iter().find(|f| f.start == p.start).copied();
+            let trail = fragments.iter().find(|f| f.start != p.start).copied();
+            assert!(blocks.carve(&p, lead, trail));
+            assert!(tree.remove(&p));
+            for f in &fragments {
+                tree.insert(*f);
             }
         }
     }

@@ -101,12 +101,11 @@ fn measure_trt520() {
 #[test]
 fn fig_20_rfc_mapping() {
     use gridsched_hierarchical::hierarchy::actors::{
-        HierarchyActor, Leaf, Node, Scheduler, Workload, Workstation,
+        HierarchyActor, Leaf, Node, Received, Scheduler, Workload, Workstation,
     };
     use gridsched_hierarchical::{Os, Placement, Server, ServerType};
     use gridsched_sim::{ActorId, Simulation};
     use std::cell::Cell;
-    use std::collections::BTreeMap;
     use std::rc::Rc;
 
     let net = Network::thesis();
@@ -138,7 +137,7 @@ fn fig_20_rfc_mapping() {
     let wrap = |node| HierarchyActor {
         node,
         config: Rc::clone(&config),
-        received: BTreeMap::new(),
+        received: Received::default(),
     };
     let id = ActorId;
     let sched = |parent: Option<u32>, children: &[u32]| {
@@ -500,12 +499,11 @@ fn a18_first_workstations_submit() {
 fn a22_rfc_order_fig_22() {
     use gridsched_hierarchical::hierarchy::RfcOrder;
     use gridsched_hierarchical::hierarchy::actors::{
-        HierarchyActor, Leaf, Node, Scheduler, Workload, Workstation,
+        HierarchyActor, Leaf, Node, Received, Scheduler, Workload, Workstation,
     };
     use gridsched_hierarchical::{Os, Placement, Server, ServerType};
     use gridsched_sim::{ActorId, Simulation};
     use std::cell::Cell;
-    use std::collections::BTreeMap;
     use std::rc::Rc;
 
     let served = |order: RfcOrder| {
@@ -532,7 +530,7 @@ fn a22_rfc_order_fig_22() {
         let wrap = |node| HierarchyActor {
             node,
             config: Rc::clone(&config),
-            received: BTreeMap::new(),
+            received: Received::default(),
         };
         let id = ActorId;
         // prox[child][user site 0]: GS1 shares two octets (132.4) with the user, GS2 none.

@@ -36,6 +36,9 @@ use gridsched_batch::{Profile, Simulator, Time};
 use crate::holes::Busy;
 use crate::slot::HOUR;
 
+#[cfg(test)]
+mod reference;
+
 /// The policy whose schedule of the queue the price is measured on (spec §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PricingPolicy {
@@ -220,6 +223,19 @@ pub struct Quote {
 }
 
 /// Figure 22 on one site state; see the module documentation.
+///
+/// Pricing a slot re-schedules the queue, but only as far as the slot can change it (issue
+/// 32; `pricing/reference.rs` keeps the full re-schedule as the unit tests' oracle):
+/// - under both policies a slot where the schedule without it (`full`: the fixed blocks and
+///   every queued job at its planned start) leaves `procs` processors free throughout changes
+///   nobody's start, and is priced 0 at once;
+/// - conservative: a job keeps its planned start when nothing before it can have opened an
+///   earlier fit and the start still fits ([`Pricer::replay_with_slot`]), and the unchanged
+///   prefix is taken from a checkpoint;
+/// - EASY: the forward simulation resumes at the first round of the simulation without the
+///   slot that the slot can change (one whose profile has no room for the slot), from the
+///   recorded state before it ([`Rounds`]), and skips the rounds in which no job can start
+///   ([`easy_forward`]).
 #[derive(Debug, Clone)]
 pub struct Pricer {
     state: SiteState,
@@ -229,35 +245,164 @@ pub struct Pricer {
     planned: Vec<Time>,
     /// The last end of anything planned (blocks and queued jobs).
     last_end: Time,
+    /// `base` with every queued job at its planned start.
+    full: Profile,
     scratch: Profile,
     starts: Vec<Time>,
     waiting: Vec<u32>,
+    /// EASY: per queued job, a time before which it cannot start (see [`easy_forward`]).
+    ready: Vec<Time>,
+    /// Conservative: per queued job, its earliest fit on `base` alone. Every profile a replay
+    /// sees holds `base` and more, so no job fits before it there either: a search starts
+    /// from it instead of from `now`.
+    lower: Vec<Time>,
+    /// Conservative: `checkpoints[c]` is `base` with queued jobs `0..c·CHECKPOINT_EVERY` at
+    /// their planned starts.
+    checkpoints: Vec<Profile>,
+    /// EASY: the rounds of the forward simulation without a slot.
+    rounds: Rounds,
+}
+
+/// Queued jobs between two conservative checkpoints: a replay re-reserves fewer than this
+/// many unchanged jobs after cloning the checkpoint; memory is `Q / CHECKPOINT_EVERY`
+/// profiles of a few hundred points each.
+const CHECKPOINT_EVERY: usize = 8;
+
+/// The rounds of an EASY forward simulation, as [`easy_forward`] ran them: enough to resume
+/// a simulation with a slot added at the first round the slot can change.
+///
+/// Round `i`'s tests all ran on profiles holding at least what `after[i]` holds (the profile
+/// at the round's end with the head's reservation still in place: jobs only start, and a job
+/// started in the round was tested before the jobs after it started). Where `after[i]` still
+/// has room for the slot over `[max(start, t_i), end)`, every job that started in round `i`
+/// still fits with the slot beside it, the head still fits at its reservation (so that stays
+/// its earliest fit), and every test that failed fails again on a profile with less capacity:
+/// the round makes the same decisions with the slot, and the rounds the plain simulation
+/// skipped or the slot's change points add start nothing (`easy_forward`'s bounds hold on a
+/// profile with less capacity; where capacity only falls, or at the slot's end, whose future
+/// is the one without the slot, nothing new fits). So the simulation with the slot resumes
+/// at the first round without room, from the profile after the round before (its reservation
+/// released) with the slot added, the jobs that had not started waiting in queue order.
+#[derive(Debug, Clone, Default)]
+struct Rounds {
+    /// Each round's time.
+    time: Vec<Time>,
+    /// Each round's head and its reservation's start (`u32::MAX` for the last round, where
+    /// every job has started).
+    shadow: Vec<(u32, Time)>,
+    /// The round in which each queued job starts.
+    round_of: Vec<u32>,
+    /// `after[i]`: the profile at round `i`'s end, its head's reservation in place, in an
+    /// arena of profiles reused from state to state (`used` of them are this state's).
+    after: Vec<Profile>,
+    used: usize,
+}
+
+impl Rounds {
+    fn clear(&mut self, jobs: usize) {
+        self.time.clear();
+        self.shadow.clear();
+        self.round_of.clear();
+        self.round_of.resize(jobs, u32::MAX);
+        self.used = 0;
+    }
+
+    fn start(&mut self, job: u32) {
+        self.round_of[job as usize] = self.time.len() as u32;
+    }
+
+    fn close(&mut self, t: Time, shadow: (u32, Time), after: &Profile) {
+        self.time.push(t);
+        self.shadow.push(shadow);
+        if self.used == self.after.len() {
+            self.after.push(after.clone());
+        } else {
+            self.after[self.used].clone_from(after);
+        }
+        self.used += 1;
+    }
+
+    /// The first round without room for `procs` processors over `[start, end)` (from the
+    /// round's time on).
+    fn first_without_room(&self, start: Time, end: Time, procs: u32) -> Option<usize> {
+        self.after[..self.used].iter().position(|p| {
+            let a = start.max(p.now());
+            a < end && p.min_free(a, end) < i64::from(procs)
+        })
+    }
 }
 
 impl Pricer {
     /// The pricer of `state` under `policy` (schedules the queue once).
     pub fn new(state: SiteState, policy: PricingPolicy) -> Pricer {
         let base = state.base_profile();
+        let n = state.queue.len();
         let mut p = Pricer {
             scratch: base.clone(),
+            full: base.clone(),
             base,
             state,
             policy,
-            planned: Vec::new(),
+            planned: Vec::with_capacity(n),
             last_end: 0,
-            starts: Vec::new(),
-            waiting: Vec::new(),
+            starts: Vec::with_capacity(n),
+            waiting: Vec::with_capacity(n),
+            ready: Vec::with_capacity(n),
+            lower: Vec::new(),
+            checkpoints: Vec::new(),
+            rounds: Rounds::default(),
         };
-        let mut planned = Vec::new();
-        p.scratch.clone_from(&p.base);
-        p.schedule_into_scratch(&mut planned);
-        p.last_end = planned
+        let now = p.state.now;
+        let queue = &p.state.queue;
+        match policy {
+            PricingPolicy::Conservative => {
+                // The queue replayed in order at earliest fits, with a checkpoint every
+                // CHECKPOINT_EVERY jobs.
+                for (k, q) in queue.iter().enumerate() {
+                    if k % CHECKPOINT_EVERY == 0 {
+                        p.checkpoints.push(p.scratch.clone());
+                    }
+                    let s = p
+                        .scratch
+                        .earliest_fit(now, q.run, q.procs)
+                        .expect("a finite set of blocks leaves the whole site free at the end");
+                    p.scratch.reserve(s, s + q.run, q.procs);
+                    p.planned.push(s);
+                }
+                p.lower = queue
+                    .iter()
+                    .map(|q| {
+                        p.base
+                            .earliest_fit(now, q.run, q.procs)
+                            .expect("a finite set of blocks leaves the whole site free at the end")
+                    })
+                    .collect();
+            }
+            PricingPolicy::Easy => {
+                p.planned.resize(n, Time::MIN);
+                p.waiting.extend(0..n as u32);
+                p.rounds.clear(n);
+                easy_forward(
+                    &mut p.scratch,
+                    now,
+                    queue,
+                    &mut p.waiting,
+                    &mut p.ready,
+                    &mut p.planned,
+                    Some(&mut p.rounds),
+                );
+            }
+        }
+        p.last_end = p
+            .planned
             .iter()
-            .zip(&p.state.queue)
+            .zip(queue)
             .map(|(&s, q)| s + q.run)
             .chain(p.state.fixed.iter().map(|b| b.end))
-            .fold(p.state.now, Time::max);
-        p.planned = planned;
+            .fold(now, Time::max);
+        for (&s, q) in p.planned.iter().zip(queue) {
+            p.full.reserve(s, s + q.run, q.procs);
+        }
         p
     }
 
@@ -323,26 +468,74 @@ impl Pricer {
 
     fn price_feasible(&mut self, start: Time, procs: u32, dur: Time) -> Quote {
         let end = start + dur;
-        // A slot no planned job overlaps changes nothing: under conservative backfilling every
-        // job keeps its earliest fit (the slot only takes capacity where nobody was planned);
-        // under EASY the forward simulation makes the same decisions (no job that started in
-        // it overlaps the slot, and capacity away from the slot is unchanged).
-        let overlaps = self
-            .planned
-            .iter()
-            .zip(&self.state.queue)
-            .any(|(&s, q)| s < end && start < s + q.run);
-        if !overlaps {
-            return Quote {
-                start,
-                price: 0.0,
-                delayed: 0,
-            };
+        let free = Quote {
+            start,
+            price: 0.0,
+            delayed: 0,
+        };
+        // A slot where the schedule without it leaves `procs` processors free changes
+        // nobody's start. Conservative: by induction over the queue, each job's planned start
+        // still fits (the jobs after it and the slot all fit together there) and no earlier
+        // start fits on a profile that only lost capacity. EASY: every test the forward
+        // simulation makes succeeds or fails as before, by the same argument (a job that
+        // started, or the head at its reservation, fits with the slot beside it). A slot that
+        // overlaps no planned job is the common case.
+        if self.full.min_free(start, end) >= i64::from(procs) {
+            return free;
         }
-        self.scratch.clone_from(&self.base);
-        self.scratch.reserve(start, end, procs);
         let mut starts = std::mem::take(&mut self.starts);
-        self.schedule_into_scratch(&mut starts);
+        match self.policy {
+            PricingPolicy::Conservative => {
+                let k0 = self
+                    .planned
+                    .iter()
+                    .zip(&self.state.queue)
+                    .position(|(&s, q)| s < end && start < s + q.run)
+                    .expect("a slot the schedule has no room for overlaps a planned job");
+                self.replay_with_slot(k0, start, end, procs, &mut starts);
+            }
+            PricingPolicy::Easy => {
+                let queue = &self.state.queue;
+                let rounds = &self.rounds;
+                let Some(r) = rounds.first_without_room(start, end, procs) else {
+                    self.starts = starts;
+                    return free;
+                };
+                starts.clear();
+                self.waiting.clear();
+                let t0 = if r == 0 {
+                    self.scratch.clone_from(&self.base);
+                    starts.resize(queue.len(), Time::MIN);
+                    self.waiting.extend(0..queue.len() as u32);
+                    self.state.now
+                } else {
+                    self.scratch.clone_from(&rounds.after[r - 1]);
+                    let (h, s) = rounds.shadow[r - 1];
+                    let h = queue[h as usize];
+                    self.scratch.release(s, s + h.run, h.procs);
+                    for (j, (&v, &round)) in self.planned.iter().zip(&rounds.round_of).enumerate() {
+                        if (round as usize) < r {
+                            starts.push(v);
+                        } else {
+                            starts.push(Time::MIN);
+                            self.waiting.push(j as u32);
+                        }
+                    }
+                    rounds.time[r]
+                };
+                // A start before the profile's present takes the processors from now on.
+                self.scratch.reserve(start, end, procs);
+                easy_forward(
+                    &mut self.scratch,
+                    t0,
+                    queue,
+                    &mut self.waiting,
+                    &mut self.ready,
+                    &mut starts,
+                    None,
+                );
+            }
+        }
         let mut area: i128 = 0;
         let mut delayed = 0;
         for ((&v, &w), q) in self.planned.iter().zip(&starts).zip(&self.state.queue) {
@@ -356,6 +549,63 @@ impl Pricer {
             start,
             price: area as f64 / HOUR as f64,
             delayed,
+        }
+    }
+
+    /// The conservative replay of the queue with the slot `[start, end) × procs` in place,
+    /// `out[k]` queued job `k`'s start: what the full replay (every job at its earliest fit
+    /// on `base`, the slot and the jobs before it) gives, without searching for the jobs
+    /// whose start provably stays `v_k` (`planned[k]`).
+    ///
+    /// Let `U_k` be `base` with jobs `0..k` at their planned starts (where job `k`'s earliest
+    /// fit is `v_k`) and `X_k` the replay's profile: `base`, the slot and jobs `0..k` at their
+    /// new starts. `X_k` has more free processors than `U_k` only inside the old blocks of
+    /// jobs that moved, so before `lo_free` (the earliest old start of a moved job) `X_k ≤
+    /// U_k`: if job `k`'s window `[v_k, v_k + run)` ends by `lo_free`, every earlier start
+    /// fails in `X_k` as it failed in `U_k`, and if `v_k` fits in `X_k` it is job `k`'s start.
+    /// Every other job is searched from its earliest fit on `base` (`lower`). In particular
+    /// every job before `k0`, the first whose planned block overlaps the slot, keeps `v_k`
+    /// (nothing moved yet and the slot is outside its window): the replay starts from the
+    /// checkpoint below `k0`.
+    fn replay_with_slot(
+        &mut self,
+        k0: usize,
+        start: Time,
+        end: Time,
+        procs: u32,
+        out: &mut Vec<Time>,
+    ) {
+        let queue = &self.state.queue;
+        let planned = &self.planned;
+        let profile = &mut self.scratch;
+        let c = k0 / CHECKPOINT_EVERY;
+        profile.clone_from(&self.checkpoints[c]);
+        for (&v, q) in planned[c * CHECKPOINT_EVERY..k0]
+            .iter()
+            .zip(&queue[c * CHECKPOINT_EVERY..k0])
+        {
+            profile.reserve(v, v + q.run, q.procs);
+        }
+        profile.reserve(start, end, procs);
+        out.clear();
+        out.extend_from_slice(&planned[..k0]);
+        let mut lo_free = Time::MAX;
+        for k in k0..queue.len() {
+            let (q, v) = (queue[k], planned[k]);
+            // `try_reserve` tests the fit in the update's own pass.
+            let w = if v + q.run <= lo_free && profile.try_reserve(v, v + q.run, q.procs) {
+                v
+            } else {
+                let w = profile
+                    .earliest_fit(self.lower[k], q.run, q.procs)
+                    .expect("a finite set of blocks leaves the whole site free at the end");
+                profile.reserve(w, w + q.run, q.procs);
+                w
+            };
+            if w != v {
+                lo_free = lo_free.min(v);
+            }
+            out.push(w);
         }
     }
 
@@ -410,84 +660,145 @@ impl Pricer {
             .collect())
     }
 
-    /// Schedules the queue on `self.scratch` (which holds the fixed blocks and any slot);
-    /// `out[k]` is queued job `k`'s start.
-    fn schedule_into_scratch(&mut self, out: &mut Vec<Time>) {
-        out.clear();
-        let now = self.state.now;
-        let queue = &self.state.queue;
-        let profile = &mut self.scratch;
-        match self.policy {
-            PricingPolicy::Conservative => {
-                for q in queue {
-                    let s = profile
-                        .earliest_fit(now, q.run, q.procs)
-                        .expect("a finite set of blocks leaves the whole site free at the end");
-                    profile.reserve(s, s + q.run, q.procs);
-                    out.push(s);
+    /// [`query`](Self::query) followed by [`choose`] with `alpha`: the chosen quote and the
+    /// number of candidates. Eq. 20 needs no other price at `α = 0` (the earliest start wins
+    /// whatever the prices: the price term is `0 · x`) and none after the first zero price at
+    /// `α = 1` (the start term is `0 · x`, every price is at least 0 and some is 0, ties go
+    /// to the earliest start), so those two price only what the choice reads; any other α
+    /// prices every candidate.
+    pub fn query_choose(
+        &mut self,
+        procs: u32,
+        dur: Time,
+        not_before: Option<Time>,
+        alpha: f64,
+    ) -> Result<(Quote, usize), PricingError> {
+        let times = self.candidates(procs, dur, not_before)?;
+        let n = times.len();
+        if alpha == 0.0 {
+            return Ok((self.price_feasible(times[0], procs, dur), n));
+        }
+        if alpha == 1.0 {
+            for &t in &times {
+                let q = self.price_feasible(t, procs, dur);
+                if q.price == 0.0 {
+                    return Ok((q, n));
                 }
             }
-            PricingPolicy::Easy => {
-                out.resize(queue.len(), Time::MIN);
-                let waiting = &mut self.waiting;
-                waiting.clear();
-                waiting.extend(0..queue.len() as u32);
-                easy_forward(profile, now, queue, waiting, out);
-            }
+            unreachable!("the last candidate start is after every planned end: price 0");
         }
+        let quotes: Vec<Quote> = times
+            .into_iter()
+            .map(|t| self.price_feasible(t, procs, dur))
+            .collect();
+        let k = choose(&quotes, alpha).expect("a query's answer is never empty");
+        Ok((quotes[k], n))
     }
 }
 
-/// EASY backfilling simulated forward on `profile` from `now`, with no further arrivals and
+/// EASY backfilling simulated forward on `profile` from `t`, with no further arrivals and
 /// every job running for its planned run time: at each instant the queue's head starts while
 /// it fits; then the head gets a reservation at its earliest fit and every later job that
 /// fits now without touching it (or any fixed block) starts. Rounds happen at every change of
 /// the profile (a superset of the completion events the batch simulator rounds at; at a point
-/// where free capacity only falls nothing new can start).
+/// where free capacity only falls nothing new can start). `waiting` holds the jobs still to
+/// start, in queue order; `out[j]` receives job `j`'s start; `rounds`, if given, records the
+/// rounds.
+///
+/// What a round sees only shrinks: the profile a waiting job is tested against (the head
+/// without its reservation, a later job with the head's reservation in place) loses capacity
+/// from round to round and never gains any, since jobs only start and a head that starts
+/// takes exactly its reservation (it cannot fit earlier on a profile that only shrank, and
+/// the jobs that started meanwhile all fit around the reservation). So a job that does not
+/// fit at `t` cannot start before its earliest fit on the profile it failed on: that is
+/// `ready[j]`, and a round skips every job whose `ready` lies ahead; the head's reservation
+/// stays where it was first computed while the head waits; and the rounds at change points
+/// before the smallest `ready` of the waiting jobs start nothing, so the simulation jumps to
+/// the first change point at or after it. Every round that runs is a round of the plain
+/// simulation (a change point), with the same starts; the unit tests check the result against
+/// the plain simulation (`pricing/reference.rs`).
 fn easy_forward(
     profile: &mut Profile,
-    now: Time,
+    mut t: Time,
     queue: &[QueuedJob],
     waiting: &mut Vec<u32>,
+    ready: &mut Vec<Time>,
     out: &mut [Time],
+    mut rounds: Option<&mut Rounds>,
 ) {
-    let mut t = now;
+    ready.clear();
+    ready.resize(queue.len(), Time::MIN);
+    // The waiting job whose `ready` is its reservation as the blocked head.
+    let mut shadow_of = u32::MAX;
     let mut head = 0usize;
     loop {
         profile.advance(t);
         while head < waiting.len() {
-            let q = queue[waiting[head] as usize];
+            let j = waiting[head];
+            let q = queue[j as usize];
+            if t < ready[j as usize] {
+                break;
+            }
             if !profile.fits(t, q.run, q.procs) {
+                shadow_of = u32::MAX;
                 break;
             }
             profile.reserve(t, t + q.run, q.procs);
-            out[waiting[head] as usize] = t;
+            out[j as usize] = t;
+            if let Some(r) = rounds.as_deref_mut() {
+                r.start(j);
+            }
             head += 1;
         }
         if head == waiting.len() {
+            if let Some(r) = rounds.as_deref_mut() {
+                r.close(t, (u32::MAX, Time::MAX), profile);
+            }
             return;
         }
-        let h = queue[waiting[head] as usize];
-        let shadow = profile
-            .earliest_fit(t, h.run, h.procs)
-            .expect("a finite set of blocks leaves the whole site free at the end");
+        let hj = waiting[head];
+        let h = queue[hj as usize];
+        if shadow_of != hj {
+            ready[hj as usize] = profile
+                .earliest_fit(t, h.run, h.procs)
+                .expect("a finite set of blocks leaves the whole site free at the end");
+            shadow_of = hj;
+        }
+        let shadow = ready[hj as usize];
+        debug_assert_eq!(profile.earliest_fit(t, h.run, h.procs), Some(shadow));
         profile.reserve(shadow, shadow + h.run, h.procs);
         let mut kept = head + 1;
+        let mut next = shadow;
         for k in head + 1..waiting.len() {
             let j = waiting[k];
             let q = queue[j as usize];
-            if profile.free_now() >= i64::from(q.procs) && profile.fits(t, q.run, q.procs) {
-                profile.reserve(t, t + q.run, q.procs);
-                out[j as usize] = t;
-            } else {
-                waiting[kept] = j;
-                kept += 1;
+            let r = &mut ready[j as usize];
+            if *r <= t {
+                // `earliest_fit` from `t` is `t` exactly when the job fits now; otherwise no
+                // round before it can start the job.
+                let s = profile.earliest_fit(t, q.run, q.procs).unwrap_or(Time::MAX);
+                if s == t {
+                    profile.reserve(t, t + q.run, q.procs);
+                    out[j as usize] = t;
+                    if let Some(r) = rounds.as_deref_mut() {
+                        r.start(j);
+                    }
+                    continue;
+                }
+                *r = s;
             }
+            next = next.min(*r);
+            waiting[kept] = j;
+            kept += 1;
         }
         waiting.truncate(kept);
+        if let Some(r) = rounds.as_deref_mut() {
+            r.close(t, (hj, shadow), profile);
+        }
         profile.release(shadow, shadow + h.run, h.procs);
+        // The first change point at or after `next` (> t): the rounds before it start nothing.
         t = profile
-            .next_change(t)
+            .next_change(next - 1)
             .expect("a blocked head waits for a change of the profile");
     }
 }

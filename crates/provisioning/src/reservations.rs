@@ -9,7 +9,7 @@
 
 use gridsched_batch::{Config, Job, Outcome, Platform, Policy, SimError, Simulator, Time};
 
-use crate::pricing::{Pricer, PricingError, PricingPolicy, SiteState, choose};
+use crate::pricing::{Pricer, PricingError, PricingPolicy, SiteState};
 
 /// A job that reserves instead of queueing.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -125,16 +125,14 @@ pub fn run_priced_site(
         let state = SiteState::of(&sim)?;
         let queued = state.queue().len() as u32;
         let mut pricer = Pricer::new(state, policy);
-        let quotes = pricer.query(r.procs, r.run, None)?;
-        let k = choose(&quotes, r.alpha).expect("a query's answer is never empty");
-        let q = quotes[k];
+        let (q, candidates) = pricer.query_choose(r.procs, r.run, None, r.alpha)?;
         sim.add_reservation(0, q.start, q.start + r.run, r.procs)?;
         reservations.push(Reserved {
             request: r,
             start: q.start,
             price: q.price,
             delayed: q.delayed,
-            candidates: quotes.len() as u32,
+            candidates: candidates as u32,
             queued,
         });
     }

@@ -241,3 +241,69 @@ fn runs_are_deterministic() {
     };
     assert_eq!(run(), run());
 }
+
+/// The scheduler's live idle periods after every decision against a naive model of the same
+/// rules: drop every period that has ended, book the literal reference's choice, keep the
+/// leading and trailing fragments of at least `min_fragment`. The expiry bookkeeping (per-server
+/// lists, the tournament over the servers' first ends) and the in-place carving must leave
+/// exactly that set, for every algorithm.
+#[test]
+fn live_periods_match_a_naive_model() {
+    for (seed, load) in [(21, 0.5), (22, 1.0)] {
+        let reqs = requests(load, 1200, seed);
+        for level in [1, 3] {
+            for algorithm in HeteroAlgorithm::ALL {
+                let c = config(algorithm, PlusPick::Tree, level);
+                let min_fragment = c.min_fragment;
+                let mut s = HeteroScheduler::new(c).unwrap();
+                let mut live: Vec<RatedPeriod> = s.idle_periods();
+                let mut windows = Vec::new();
+                for (i, r) in reqs.iter().enumerate() {
+                    let w = Window::new(r.ready, r.work, r.deadline).unwrap();
+                    s.classes().windows(&w, &mut windows);
+                    live.retain(|p| p.end > r.arrival);
+                    let want = match algorithm {
+                        HeteroAlgorithm::FfHu => literal::ff_hu(&live, &windows),
+                        HeteroAlgorithm::FfHa => {
+                            literal::ff_ha(&live, &windows, ClassOrder::Ascending)
+                        }
+                        HeteroAlgorithm::FfHaPlus => literal::ff_ha_plus(
+                            &live,
+                            &windows,
+                            ClassOrder::Ascending,
+                            PlusPick::Tree,
+                        ),
+                    };
+                    if let Some(p) = want {
+                        let class = p.class as usize;
+                        let rate = s.classes().rate(class);
+                        let rw = windows[class];
+                        let start = p.start.max(r.ready);
+                        let end = start + rw.duration;
+                        live.retain(|q| q.cmp_start(&p).is_ne());
+                        let lead = RatedPeriod::new(p.start, start, p.server, p.class, rate);
+                        if start > r.arrival && start > p.start && lead.capacity >= min_fragment {
+                            live.push(lead);
+                        }
+                        if p.is_tail() || rate * (p.end - end) >= min_fragment {
+                            live.push(RatedPeriod::new(end, p.end, p.server, p.class, rate));
+                        }
+                    }
+                    let b = s.submit(r.arrival, &w).unwrap();
+                    assert_eq!(b.map(|b| b.server), want.map(|p| p.server));
+                    live.sort_by(RatedPeriod::cmp_start);
+                    assert_eq!(
+                        s.idle_periods(),
+                        live,
+                        "{algorithm} level {level} load {load} job {i}"
+                    );
+                    assert_eq!(s.live_periods(), live.len());
+                    for h in 0..s.classes().len() {
+                        let n = live.iter().filter(|p| p.class as usize == h).count();
+                        assert_eq!(s.live_in_class(h), n);
+                    }
+                }
+            }
+        }
+    }
+}

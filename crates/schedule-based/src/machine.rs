@@ -69,19 +69,50 @@ impl Work {
     }
 }
 
+impl Aggregates {
+    /// The aggregates of a machine whose running jobs end by `busy` and that has no planned
+    /// job yet.
+    fn of_running(busy: &[Time], now: Time) -> Self {
+        // The latest end of a running job, never `now`: aggregates must not depend on when
+        // they were computed.
+        Aggregates {
+            max_end: busy.iter().copied().max().unwrap_or(now),
+            ..Aggregates::default()
+        }
+    }
+
+    /// These aggregates with one more planned job, ending at `end`.
+    #[inline]
+    fn with_job(mut self, end: Time, deadline: Option<Time>) -> Self {
+        self.max_end = self.max_end.max(end);
+        if deadline.is_some_and(|d| end > d) {
+            self.delayed += 1;
+        } else {
+            self.nondelayed += 1;
+        }
+        self
+    }
+}
+
 /// Reusable buffers, so that no operation allocates in steady state.
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
     free: Vec<(Time, u32)>,
     merged: Vec<(Time, u32)>,
     events: Vec<(Time, i32)>,
-    /// A candidate's planned list.
+    /// A list-scheduling state being advanced past a checkpoint (a candidate's, or a replay).
+    row: Vec<Time>,
+    /// A candidate's planned list (the from-scratch compaction of [`compact`]).
     pub list: Vec<PlannedJob>,
 }
 
 /// Compacts `jobs` in list order on CPUs that are busy until `busy` (spec §2.1): each job takes
 /// the `procs` CPUs with the smallest (free time, CPU id) and starts at the later of its
 /// predecessor's start and the latest of those free times. Returns the list's aggregates.
+///
+/// This is the literal list scheduling, CPU by CPU, from the start of the list. The schedules
+/// run the equivalent checkpointed form ([`MachineSchedule`]); this one is its oracle in the
+/// tests.
 pub fn compact(
     busy: &[Time],
     jobs: &mut [PlannedJob],
@@ -97,15 +128,9 @@ pub fn compact(
             .map(|(c, &b)| (b.max(now), c as u32)),
     );
     // Kept sorted by (free time, CPU id): the r smallest pairs are the first r, and after a
-    // job takes them they only need merging back (O(R) per job, where selecting them afresh
-    // was the hot spot of re-comp-EG-EDF).
+    // job takes them they only need merging back.
     free.sort_unstable();
-    // The latest end of a running job, never `now`: aggregates must not depend on when they
-    // were computed.
-    let mut agg = Aggregates {
-        max_end: busy.iter().copied().max().unwrap_or(now),
-        ..Aggregates::default()
-    };
+    let mut agg = Aggregates::of_running(busy, now);
     let mut prev = now;
     for job in jobs.iter_mut() {
         let r = job.procs as usize;
@@ -119,12 +144,7 @@ pub fn compact(
         job.start = start;
         job.end = end;
         prev = start;
-        agg.max_end = agg.max_end.max(end);
-        if job.delayed() {
-            agg.delayed += 1;
-        } else {
-            agg.nondelayed += 1;
-        }
+        agg = agg.with_job(end, job.deadline);
     }
     work.compacted += jobs.len() as u64;
     agg
@@ -154,6 +174,32 @@ fn merge_taken(free: &mut Vec<(Time, u32)>, r: usize, merged: &mut Vec<(Time, u3
     std::mem::swap(free, merged);
 }
 
+/// One step of list scheduling on the sorted free times of a machine's CPUs: a job of `r`
+/// CPUs running `duration` after a predecessor that started at `prev`. Returns its start and
+/// end and leaves `free` sorted.
+///
+/// Only the multiset of free times decides starts and ends: which CPUs of equal free time a
+/// job takes (the CPU-id tie rule of [`compact`]) changes none of them, so the checkpoints
+/// keep times alone. The `r` earliest CPUs all become free at `end ≥ free[r − 1]`: the rest
+/// shift down to the first time not before `end`, and `end` fills the `r` slots after them,
+/// in `O(R)` without a sort.
+#[inline]
+fn place_on(free: &mut [Time], r: usize, duration: Time, prev: Time) -> (Time, Time) {
+    debug_assert!(r >= 1 && r <= free.len(), "job wider than its machine");
+    let start = prev.max(free[r - 1]);
+    let end = start + duration;
+    take(free, r, end);
+    (start, end)
+}
+
+/// The `r` earliest free times of the sorted `free` become `end` (not before any of them).
+#[inline]
+fn take(free: &mut [Time], r: usize, end: Time) {
+    let k = free[r..].iter().take_while(|&&t| t < end).count();
+    free.copy_within(r..r + k, 0);
+    free[k..k + r].fill(end);
+}
+
 /// Where the earliest suitable gap is: the start time and the list position that puts the job
 /// there without moving any other job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,7 +208,36 @@ pub struct Gap {
     pub position: usize,
 }
 
+/// One step of a machine's used-CPU profile: from `t` on, `used` CPUs are busy. `events`
+/// counts the running-job ends and planned starts and ends at `t` (not kept for the first
+/// step, at `now`, which is never removed), so that a job taken out of the profile removes
+/// the steps only it made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Step {
+    t: Time,
+    used: i32,
+    events: u32,
+}
+
 /// One machine's schedule.
+///
+/// Besides the schedule itself (the CPUs' busy-until times and the compacted list), it keeps
+/// two caches, both valid for one `now` and both part of no comparison:
+///
+/// - **Compaction checkpoints.** List scheduling is a left-to-right pass, so a change at
+///   position `p` leaves the jobs before `p` and the state the pass had reached there
+///   unchanged. The schedule keeps that state (the sorted free times of the CPUs) before
+///   every `stride`-th job, after the last job (`tail`), and the aggregates of every prefix,
+///   so that inserting or removing at `p`, or evaluating an EDF candidate there, compacts
+///   only from `p`: from the tail in `O(1)` when `p` is the end of the list (every EDF
+///   candidate of re-computation, whose jobs come in deadline order). `stride` is 1 up to 16
+///   CPUs and grows with the machine, so that the checkpoints cost about 16 times per job.
+/// - **The used-CPU step profile** of the earliest-gap search, updated in place when a job
+///   is inserted or removed without moving any other (an EG placement, an append, the
+///   removal of a last job), rebuilt otherwise on the next query.
+///
+/// The work counters count what the from-scratch algorithms count (the whole list per
+/// compaction), so the work metric does not depend on these caches.
 #[derive(Debug, Clone)]
 pub struct MachineSchedule {
     /// Per CPU: when its running job ends (at most now when idle).
@@ -170,16 +245,26 @@ pub struct MachineSchedule {
     /// Planned jobs in list order, compacted.
     planned: Vec<PlannedJob>,
     agg: Aggregates,
-    /// The used-CPU step profile of the last earliest-gap query, `(time, CPUs used from then
-    /// on)` from `profile_at` on; `None` once the schedule changed. incr-EG-EDF asks every
-    /// machine and then changes one, so re-computation's thousands of placements per arrival
-    /// rebuild one profile each instead of one per machine. Not part of the schedule's value.
-    profile: Vec<(Time, i32)>,
+    /// Jobs between two stored checkpoint rows.
+    stride: usize,
+    /// Row `q` (`R` times from `q · R`): the sorted free times before job `q · stride`, for
+    /// every such job of the list.
+    rows: Vec<Time>,
+    /// `prefix[k]`: the aggregates of the running jobs and `planned[..k]` (`len + 1` entries).
+    prefix: Vec<Aggregates>,
+    /// The sorted free times after the last planned job.
+    tail: Vec<Time>,
+    /// The time the checkpoints were computed at (`None`: stale).
+    ckpt_at: Option<Time>,
+    /// The used-CPU step profile from `profile_at` on; `None` once stale. incr-EG-EDF asks
+    /// every machine and then changes one, so a placement rebuilds or updates one profile
+    /// instead of one per machine.
+    profile: Vec<Step>,
     profile_at: Option<Time>,
 }
 
-/// Two schedules are equal when their CPUs, lists and aggregates are; a cached profile is not
-/// part of the value.
+/// Two schedules are equal when their CPUs, lists and aggregates are; the checkpoints and the
+/// cached profile are not part of the value.
 impl PartialEq for MachineSchedule {
     fn eq(&self, other: &Self) -> bool {
         self.busy == other.busy && self.planned == other.planned && self.agg == other.agg
@@ -189,13 +274,17 @@ impl PartialEq for MachineSchedule {
 impl MachineSchedule {
     /// An idle machine of `cpus` CPUs at time `now`.
     pub fn new(cpus: u32, now: Time) -> Self {
+        let busy = vec![now; cpus as usize];
+        let agg = Aggregates::of_running(&busy, now);
         MachineSchedule {
-            busy: vec![now; cpus as usize],
+            tail: busy.clone(),
+            busy,
             planned: Vec::new(),
-            agg: Aggregates {
-                max_end: now,
-                ..Aggregates::default()
-            },
+            agg,
+            stride: (cpus as usize / 16).max(1),
+            rows: Vec::new(),
+            prefix: vec![agg],
+            ckpt_at: Some(now),
             profile: Vec::new(),
             profile_at: None,
         }
@@ -222,15 +311,115 @@ impl MachineSchedule {
     }
 
     /// Re-compacts the list at `now` (after any change).
-    pub fn compact(&mut self, now: Time, scratch: &mut Scratch, work: &mut Work) {
-        self.profile_at = None;
-        self.agg = compact(&self.busy, &mut self.planned, now, scratch, work);
+    pub fn compact(&mut self, now: Time, _scratch: &mut Scratch, work: &mut Work) {
+        self.rebuild(now);
+        work.compacted += self.planned.len() as u64;
+    }
+
+    /// Compacts the whole list at `now` and stores every checkpoint. Returns whether a job's
+    /// start changed (then the profile is dropped).
+    fn rebuild(&mut self, now: Time) -> bool {
+        let r = self.busy.len();
+        self.tail.clear();
+        self.tail.extend(self.busy.iter().map(|&b| b.max(now)));
+        self.tail.sort_unstable();
+        self.rows.clear();
+        self.prefix.clear();
+        let mut agg = Aggregates::of_running(&self.busy, now);
+        self.prefix.push(agg);
+        let mut prev = now;
+        let mut moved = false;
+        for (k, job) in self.planned.iter_mut().enumerate() {
+            if k % self.stride == 0 {
+                self.rows.extend_from_slice(&self.tail[..r]);
+            }
+            let (start, end) = place_on(&mut self.tail, job.procs as usize, job.duration, prev);
+            moved |= start != job.start;
+            job.start = start;
+            job.end = end;
+            prev = start;
+            agg = agg.with_job(end, job.deadline);
+            self.prefix.push(agg);
+        }
+        self.agg = agg;
+        self.ckpt_at = Some(now);
+        if moved {
+            self.profile_at = None;
+        }
+        moved
+    }
+
+    /// Makes the checkpoints valid at `now`.
+    #[inline]
+    fn ensure_checkpoints(&mut self, now: Time) {
+        if self.ckpt_at != Some(now) {
+            // Jobs due before `now` have started, so a compaction at a later time gives every
+            // planned job its start again; the rebuild checks that.
+            let moved = self.rebuild(now);
+            debug_assert!(!moved, "a compacted list does not move when time passes");
+        }
+    }
+
+    /// The list-scheduling state before job `p` of the current list (`p ≤ len`) into `out`,
+    /// from the nearest checkpoint at or before it.
+    fn state_before(&self, p: usize, out: &mut Vec<Time>) {
+        out.clear();
+        if p == self.planned.len() {
+            out.extend_from_slice(&self.tail);
+            return;
+        }
+        let r = self.busy.len();
+        let q = p / self.stride;
+        out.extend_from_slice(&self.rows[q * r..(q + 1) * r]);
+        // Replay the jobs between the checkpoint and `p` with their known ends.
+        for job in &self.planned[q * self.stride..p] {
+            take(out, job.procs as usize, job.end);
+        }
+    }
+
+    /// Re-compacts from position `p` after the list changed there (an insertion or a
+    /// removal), from `state`, the pass's state before `p` (unchanged by the change). Returns
+    /// whether a job from `skip_from` on got another start.
+    fn recompact_from(
+        &mut self,
+        p: usize,
+        skip_from: usize,
+        mut state: Vec<Time>,
+        now: Time,
+    ) -> (bool, Vec<Time>) {
+        let r = self.busy.len();
+        // Rows of jobs before `p` stay; the rest are rewritten.
+        self.rows.truncate(p.div_ceil(self.stride) * r);
+        self.prefix.truncate(p + 1);
+        let mut agg = self.prefix[p];
+        let mut prev = if p == 0 {
+            now
+        } else {
+            self.planned[p - 1].start
+        };
+        let mut moved = false;
+        for (k, job) in self.planned.iter_mut().enumerate().skip(p) {
+            if k % self.stride == 0 {
+                self.rows.extend_from_slice(&state);
+            }
+            let (start, end) = place_on(&mut state, job.procs as usize, job.duration, prev);
+            moved |= k >= skip_from && start != job.start;
+            job.start = start;
+            job.end = end;
+            prev = start;
+            agg = agg.with_job(end, job.deadline);
+            self.prefix.push(agg);
+        }
+        self.agg = agg;
+        // The final state is the new tail; the old tail's buffer goes back to the caller.
+        std::mem::swap(&mut self.tail, &mut state);
+        (moved, state)
     }
 
     /// The earliest suitable gap for a job of `procs` CPUs running `duration` (spec §2.1): the
     /// first time `t ≥ now` at which at least `procs` CPUs are free over `[t, t + duration)`
     /// in the current schedule, and the position before the first planned job starting later.
-    /// Builds the machine's used-CPU profile at `now` unless the last query left it valid.
+    /// Builds the machine's used-CPU profile at `now` unless it is valid.
     pub fn earliest_gap(
         &mut self,
         procs: u32,
@@ -239,6 +428,23 @@ impl MachineSchedule {
         scratch: &mut Scratch,
         work: &mut Work,
     ) -> Gap {
+        let start = self.earliest_start(procs, duration, now, scratch, work);
+        Gap {
+            start,
+            position: self.gap_position(start),
+        }
+    }
+
+    /// [`MachineSchedule::earliest_gap`]'s start alone: the position is only needed for the
+    /// candidate that is kept, and finding it is a binary search over the list.
+    pub fn earliest_start(
+        &mut self,
+        procs: u32,
+        duration: Time,
+        now: Time,
+        scratch: &mut Scratch,
+        work: &mut Work,
+    ) -> Time {
         if self.profile_at != Some(now) {
             build_profile(
                 &self.busy,
@@ -249,16 +455,20 @@ impl MachineSchedule {
             );
             self.profile_at = Some(now);
         }
-        let start = first_fit(
+        first_fit(
             &self.profile,
             self.busy.len() as i32,
             procs,
             duration,
             now,
             work,
-        );
-        let position = self.planned.partition_point(|j| j.start <= start);
-        Gap { start, position }
+        )
+    }
+
+    /// The list position of a gap starting at `start`: before the first planned job starting
+    /// later.
+    pub fn gap_position(&self, start: Time) -> usize {
+        self.planned.partition_point(|j| j.start <= start)
     }
 
     /// Where EDF insertion puts a job with `deadline` (spec §2.2): before the first planned job
@@ -275,7 +485,8 @@ impl MachineSchedule {
             .unwrap_or(self.planned.len())
     }
 
-    /// Inserts `job` at `position` and re-compacts.
+    /// Inserts `job` at `position` and re-compacts (from `position`: the jobs before it do
+    /// not change).
     pub fn insert(
         &mut self,
         position: usize,
@@ -284,8 +495,19 @@ impl MachineSchedule {
         scratch: &mut Scratch,
         work: &mut Work,
     ) {
+        self.ensure_checkpoints(now);
+        let mut state = std::mem::take(&mut scratch.row);
+        self.state_before(position, &mut state);
         self.planned.insert(position, job);
-        self.compact(now, scratch, work);
+        let (moved, state) = self.recompact_from(position, position + 1, state, now);
+        scratch.row = state;
+        work.compacted += self.planned.len() as u64;
+        let job = self.planned[position];
+        if self.profile_at == Some(now) && !moved {
+            add_job(&mut self.profile, now, job.start, job.end, job.procs as i32);
+        } else {
+            self.profile_at = None;
+        }
     }
 
     /// Removes the planned job at `position` and re-compacts (later jobs may start earlier).
@@ -296,53 +518,116 @@ impl MachineSchedule {
         scratch: &mut Scratch,
         work: &mut Work,
     ) -> PlannedJob {
+        self.ensure_checkpoints(now);
+        let mut state = std::mem::take(&mut scratch.row);
+        self.state_before(position, &mut state);
         let job = self.planned.remove(position);
-        self.compact(now, scratch, work);
+        let (moved, state) = self.recompact_from(position, position, state, now);
+        scratch.row = state;
+        work.compacted += self.planned.len() as u64;
+        if self.profile_at == Some(now) && !moved {
+            remove_job(&mut self.profile, now, job.start, job.end, job.procs as i32);
+        } else {
+            self.profile_at = None;
+        }
         job
+    }
+
+    /// Makes `into` this schedule without the planned job at `position`, re-compacted (Tabu
+    /// search's source machine without the job MoveJob takes out), as
+    /// `into.clone_from(self); into.remove(position, ..)` would, copying only the checkpoints
+    /// the removal keeps.
+    pub fn copy_without(
+        &self,
+        position: usize,
+        into: &mut MachineSchedule,
+        now: Time,
+        scratch: &mut Scratch,
+        work: &mut Work,
+    ) -> PlannedJob {
+        if self.ckpt_at != Some(now) {
+            into.clone_from(self);
+            return into.remove(position, now, scratch, work);
+        }
+        let r = self.busy.len();
+        into.busy.clone_from(&self.busy);
+        into.planned.clone_from(&self.planned);
+        into.agg = self.agg;
+        into.stride = self.stride;
+        // The row `position` starts from, and the prefix aggregates up to it.
+        let q = position / self.stride;
+        into.rows.clear();
+        into.rows.extend_from_slice(&self.rows[..(q + 1) * r]);
+        into.prefix.clear();
+        into.prefix.extend_from_slice(&self.prefix[..=position]);
+        // The tail is recomputed by the removal.
+        into.ckpt_at = self.ckpt_at;
+        into.profile_at = self.profile_at;
+        if self.profile_at.is_some() {
+            into.profile.clone_from(&self.profile);
+        }
+        into.remove(position, now, scratch, work)
     }
 
     /// Takes every planned job out (re-computation), leaving the running ones.
     pub fn drain_planned(&mut self, now: Time, out: &mut Vec<PlannedJob>) {
-        self.profile_at = None;
         out.append(&mut self.planned);
-        self.agg = Aggregates {
-            max_end: self.busy.iter().copied().max().unwrap_or(now),
-            ..Aggregates::default()
-        };
+        self.agg = Aggregates::of_running(&self.busy, now);
+        // The checkpoints of the empty list: the CPUs' free times.
+        self.tail.clear();
+        self.tail.extend(self.busy.iter().map(|&b| b.max(now)));
+        self.tail.sort_unstable();
+        self.rows.clear();
+        self.prefix.clear();
+        self.prefix.push(self.agg);
+        self.ckpt_at = Some(now);
+        self.profile_at = None;
     }
 
-    /// The aggregates the list would have with `job` inserted at `position`, in `scratch.list`
-    /// (compacted) — for candidates that shift other jobs (EDF, removal).
+    /// The aggregates the list would have with `job` inserted at `position`, and the job's
+    /// end in it — for candidates that shift other jobs (EDF). Compacts from `position` on,
+    /// from the checkpoint before it; at the end of the list that is the job alone.
     pub fn aggregates_with(
-        &self,
+        &mut self,
         position: usize,
         job: PlannedJob,
         now: Time,
         scratch: &mut Scratch,
         work: &mut Work,
-    ) -> Aggregates {
-        let mut list = std::mem::take(&mut scratch.list);
-        list.clear();
-        list.extend_from_slice(&self.planned[..position]);
-        list.push(job);
-        list.extend_from_slice(&self.planned[position..]);
-        let agg = compact(&self.busy, &mut list, now, scratch, work);
-        scratch.list = list;
-        agg
+    ) -> (Aggregates, Time) {
+        self.ensure_checkpoints(now);
+        let len = self.planned.len();
+        // What compacting the whole candidate list counts.
+        work.compacted += len as u64 + 1;
+        let r = job.procs as usize;
+        let prev = if position == 0 {
+            now
+        } else {
+            self.planned[position - 1].start
+        };
+        if position == len {
+            debug_assert!(r >= 1 && r <= self.tail.len(), "job wider than its machine");
+            let end = prev.max(self.tail[r - 1]) + job.duration;
+            return (self.agg.with_job(end, job.deadline), end);
+        }
+        let mut state = std::mem::take(&mut scratch.row);
+        self.state_before(position, &mut state);
+        let (start, job_end) = place_on(&mut state, r, job.duration, prev);
+        let mut agg = self.prefix[position].with_job(job_end, job.deadline);
+        let mut prev = start;
+        for j in &self.planned[position..] {
+            let (start, end) = place_on(&mut state, j.procs as usize, j.duration, prev);
+            prev = start;
+            agg = agg.with_job(end, j.deadline);
+        }
+        scratch.row = state;
+        (agg, job_end)
     }
 
     /// The aggregates after an EG placement at `gap`: no other job moves (spec §2.1), so they
     /// are the current ones plus the job's own, with no compaction.
     pub fn aggregates_with_gap(&self, gap: Gap, job: &PlannedJob) -> Aggregates {
-        let end = gap.start + job.duration;
-        let mut agg = self.agg;
-        agg.max_end = agg.max_end.max(end);
-        if job.deadline.is_some_and(|d| end > d) {
-            agg.delayed += 1;
-        } else {
-            agg.nondelayed += 1;
-        }
-        agg
+        self.agg.with_job(gap.start + job.duration, job.deadline)
     }
 
     /// Starts every planned job whose compacted start is `now` (a prefix of the list): their
@@ -354,6 +639,7 @@ impl MachineSchedule {
             return;
         }
         self.profile_at = None;
+        self.ckpt_at = None;
         let free = &mut scratch.free;
         free.clear();
         free.extend(
@@ -387,16 +673,84 @@ impl MachineSchedule {
     pub fn delayed(&self) -> u32 {
         self.agg.delayed
     }
+
+    /// Checks the caches against a from-scratch computation at `now` (for the tests): valid
+    /// checkpoints equal the rows, prefix aggregates and tail of a full compaction whose
+    /// starts are the planned ones, and a valid profile equals the one built afresh.
+    pub fn check_caches(&self, now: Time) -> Result<(), String> {
+        if self.ckpt_at == Some(now) {
+            let mut fresh = self.clone();
+            fresh.ckpt_at = None;
+            fresh.profile_at = None;
+            let moved = fresh.rebuild(now);
+            if moved || fresh.planned != self.planned {
+                return Err("the planned starts are not the compaction's".into());
+            }
+            if fresh.agg != self.agg || fresh.prefix != self.prefix {
+                return Err(format!(
+                    "aggregates differ: {:?} / {:?} vs {:?} / {:?}",
+                    self.agg, self.prefix, fresh.agg, fresh.prefix
+                ));
+            }
+            if fresh.rows != self.rows || fresh.tail != self.tail {
+                return Err(format!(
+                    "checkpoint rows differ: {:?} / {:?} vs {:?} / {:?}",
+                    self.rows, self.tail, fresh.rows, fresh.tail
+                ));
+            }
+        }
+        if self.profile_at == Some(now) {
+            let mut steps = Vec::new();
+            build_profile(&self.busy, &self.planned, now, &mut Vec::new(), &mut steps);
+            if steps != self.profile {
+                return Err(format!(
+                    "profile differs: {:?} vs {:?}",
+                    self.profile, steps
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The earliest gap found afresh: the used-CPU profile of `machine` built at `now` and
+/// searched, as [`MachineSchedule::earliest_gap`] does without its cache (the tests' oracle).
+pub fn earliest_gap_from_scratch(
+    machine: &MachineSchedule,
+    procs: u32,
+    duration: Time,
+    now: Time,
+    work: &mut Work,
+) -> Gap {
+    let mut steps = Vec::new();
+    build_profile(
+        &machine.busy,
+        &machine.planned,
+        now,
+        &mut Vec::new(),
+        &mut steps,
+    );
+    let start = first_fit(
+        &steps,
+        machine.busy.len() as i32,
+        procs,
+        duration,
+        now,
+        work,
+    );
+    let position = machine.planned.partition_point(|j| j.start <= start);
+    Gap { start, position }
 }
 
 /// The used-CPU step profile of CPUs busy until `busy` and the compacted `planned` jobs, from
-/// `now` on: `(time, CPUs used from this time on)`, the first step at `now`.
+/// `now` on: a step at `now` and at every later time where some running job ends or some
+/// planned job starts or ends.
 fn build_profile(
     busy: &[Time],
     planned: &[PlannedJob],
     now: Time,
     events: &mut Vec<(Time, i32)>,
-    steps: &mut Vec<(Time, i32)>,
+    steps: &mut Vec<Step>,
 ) {
     events.clear();
     let mut used_now = 0;
@@ -412,15 +766,79 @@ fn build_profile(
     }
     events.sort_unstable();
     steps.clear();
-    steps.push((now, used_now));
+    steps.push(Step {
+        t: now,
+        used: used_now,
+        events: 0,
+    });
     for &(t, d) in events.iter() {
         let last = steps.last_mut().expect("non-empty");
-        if t <= last.0 {
-            last.1 += d;
+        if t <= last.t {
+            last.used += d;
+            if last.t > now {
+                last.events += 1;
+            }
         } else {
-            let used = last.1 + d;
-            steps.push((t, used));
+            let used = last.used + d;
+            steps.push(Step { t, used, events: 1 });
         }
+    }
+}
+
+/// The index of the step at `t` (`t ≥ now`), made if there is none (it inherits the usage
+/// before it); the first step stands for every time up to `now`. Counts the event at `t`.
+fn step_at(steps: &mut Vec<Step>, now: Time, t: Time) -> usize {
+    if t <= now {
+        return 0;
+    }
+    let i = steps.partition_point(|s| s.t < t);
+    if i < steps.len() && steps[i].t == t {
+        steps[i].events += 1;
+    } else {
+        let used = steps[i - 1].used;
+        steps.insert(i, Step { t, used, events: 1 });
+    }
+    i
+}
+
+/// Adds a job of `procs` CPUs over `[start, end)` to the profile, exactly as a rebuild with
+/// it among the planned jobs would have it.
+fn add_job(steps: &mut Vec<Step>, now: Time, start: Time, end: Time, procs: i32) {
+    let i = step_at(steps, now, start);
+    let j = step_at(steps, now, end);
+    for s in &mut steps[i..j] {
+        s.used += procs;
+    }
+}
+
+/// Takes a job of `procs` CPUs over `[start, end)` out of the profile, and the steps only its
+/// start or end made.
+fn remove_job(steps: &mut Vec<Step>, now: Time, start: Time, end: Time, procs: i32) {
+    let find = |steps: &[Step], t: Time| {
+        if t <= now {
+            0
+        } else {
+            let i = steps.partition_point(|s| s.t < t);
+            debug_assert!(steps[i].t == t, "the job's events are in the profile");
+            i
+        }
+    };
+    let i = find(steps, start);
+    let j = find(steps, end);
+    for s in &mut steps[i..j] {
+        s.used -= procs;
+    }
+    if j > 0 {
+        steps[j].events -= 1;
+    }
+    if i > 0 {
+        steps[i].events -= 1;
+    }
+    if j > 0 && steps[j].events == 0 {
+        steps.remove(j);
+    }
+    if i > 0 && i != j && steps[i].events == 0 {
+        steps.remove(i);
     }
 }
 
@@ -429,7 +847,7 @@ fn build_profile(
 /// window that meets a step with too few free CPUs rules out every start before that step's
 /// end.
 fn first_fit(
-    steps: &[(Time, i32)],
+    steps: &[Step],
     cap: i32,
     procs: u32,
     duration: Time,
@@ -439,12 +857,12 @@ fn first_fit(
     let need = procs as i32;
     let mut candidate = 0;
     while candidate < steps.len() {
-        let t = steps[candidate].0;
+        let t = steps[candidate].t;
         let mut k = candidate;
         let mut ok = true;
-        while k < steps.len() && steps[k].0 < t + duration {
+        while k < steps.len() && steps[k].t < t + duration {
             work.scanned += 1;
-            if cap - steps[k].1 < need {
+            if cap - steps[k].used < need {
                 ok = false;
                 break;
             }
@@ -457,7 +875,7 @@ fn first_fit(
         candidate = k + 1;
     }
     // After the last step every CPU is free.
-    steps.last().map_or(now, |s| s.0)
+    steps.last().map_or(now, |s| s.t)
 }
 
 #[cfg(test)]

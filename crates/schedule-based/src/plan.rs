@@ -46,11 +46,63 @@ pub fn weight(best: Objective, new: Objective, epsilon: f64) -> f64 {
     w_usage + w_deadline
 }
 
-/// The best candidate of incr-EG-EDF so far: its objective, machine, list position and the
-/// new job's completion in it.
+/// The sign of [`weight`] (`Greater`: `w > 0`, `Equal`: `w == 0`, `Less` otherwise), exactly,
+/// without its two divisions when both terms have the same sign.
+///
+/// With `epsilon > 0` both denominators are positive. Non-delayed counts are whole numbers
+/// (exact in `f64`), so fewer non-delayed jobs makes the deadline term at most `−1 / n` with
+/// `n ≤ 2^53`: strictly negative, never rounded to zero. A usage that is not higher makes the
+/// usage term `≤ 0` (rounding is monotone), and a strictly negative term plus a non-positive
+/// one is strictly negative. The mirror case is strictly positive. Anything else is computed.
+fn weight_sign(best: Objective, new: Objective, epsilon: f64) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    if epsilon > 0.0 {
+        if new.nondelayed < best.nondelayed && new.usage <= best.usage {
+            return Ordering::Less;
+        }
+        if new.nondelayed > best.nondelayed && new.usage >= best.usage {
+            return Ordering::Greater;
+        }
+    }
+    let w = weight(best, new, epsilon);
+    if w > 0.0 {
+        Ordering::Greater
+    } else if w == 0.0 {
+        Ordering::Equal
+    } else {
+        Ordering::Less
+    }
+}
+
+/// The usage term of the last two predicted makespans evaluated in one decision (its planned
+/// and arrived work and `now` are fixed): the candidates of a decision share a few makespans
+/// (most leave the grid's largest end as it is), and each usage costs a division.
+#[derive(Debug, Clone, Copy, Default)]
+struct UsageMemo {
+    entries: [Option<(Time, f64)>; 2],
+    next: usize,
+}
+
+/// What the objective of a candidate schedule depends on, within one decision: its predicted
+/// makespan and its planned non-delayed jobs (the planned work, the capacity, the finished
+/// jobs and `now` are the same for every candidate of a decision).
+///
+/// Two candidates with the same key have the same objective, so the criterion's weight
+/// between them is exactly 0 (`(x − x) / d` is `+0.0` for finite `x`): most candidates of a
+/// backlog tie with the best so far (reading A17), and comparing keys decides them without
+/// the three divisions of evaluating and weighing the objectives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key {
+    cmax: Time,
+    nondelayed: u64,
+}
+
+/// A candidate of incr-EG-EDF: its objective's key, the objective once evaluated, the
+/// machine, the list position and the new job's completion in it.
 #[derive(Debug, Clone, Copy)]
 struct Candidate {
-    objective: Objective,
+    key: Key,
+    objective: Option<Objective>,
     machine: usize,
     position: usize,
     end: Time,
@@ -99,6 +151,8 @@ pub struct GridSchedule {
     arrived_work: f64,
     /// `Σ R_i · s_i`.
     capacity: f64,
+    /// Each machine's speed (the duration of a job on it is computed per candidate).
+    speeds: Vec<u32>,
     scratch: Scratch,
     /// A machine schedule reused for Tabu search's "source without the moved job".
     spare: MachineSchedule,
@@ -120,6 +174,7 @@ impl GridSchedule {
             .iter()
             .map(|m| f64::from(m.cpus) * f64::from(m.speed))
             .sum();
+        let speeds = platform.machines().iter().map(|m| m.speed).collect();
         GridSchedule {
             top: TopEnds::of(&machines),
             machines,
@@ -130,6 +185,7 @@ impl GridSchedule {
             planned_work: 0.0,
             arrived_work: 0.0,
             capacity,
+            speeds,
             scratch: Scratch::default(),
             spare: MachineSchedule::new(1, now),
             tabu_mark: Vec::new(),
@@ -146,11 +202,31 @@ impl GridSchedule {
         f64::from(job.procs) * job.run as f64 * f64::from(self.platform.reference_speed())
     }
 
+    /// `Platform::duration` (`ceil(run · s_ref / s_m)`), in 64-bit arithmetic when the product
+    /// fits (every workload of the paper), since the 128-bit division it otherwise takes was
+    /// a visible share of re-computation's time (one per machine per placement).
+    #[inline]
+    fn duration(&self, m: usize, run: Time) -> Time {
+        let s = u64::from(self.speeds[m]);
+        let reference = u64::from(self.platform.reference_speed());
+        if s == reference {
+            return run;
+        }
+        match u64::try_from(run)
+            .ok()
+            .and_then(|t| t.checked_mul(reference))
+            .and_then(|num| num.checked_add(s - 1))
+        {
+            Some(num) if num / s <= i64::MAX as u64 => (num / s) as Time,
+            _ => self.platform.duration(m, run),
+        }
+    }
+
     fn planned(&self, job: &JobInfo, m: usize) -> PlannedJob {
         PlannedJob {
             index: job.index,
             procs: job.procs,
-            duration: self.platform.duration(m, job.run),
+            duration: self.duration(m, job.run),
             deadline: job.deadline,
             release: job.release,
             id: job.id,
@@ -159,41 +235,70 @@ impl GridSchedule {
         }
     }
 
-    /// The objective of the schedule whose predicted makespan is `cmax` and whose planned
-    /// non-delayed count is `planned_nd`.
-    fn objective_of(&self, now: Time, cmax: Time, planned_nd: u64) -> Objective {
+    /// The objective of the schedule with objective key `key`.
+    fn objective_of(&self, now: Time, key: Key) -> Objective {
+        Objective {
+            usage: self.usage_of(now, key.cmax),
+            nondelayed: self.nondelayed_of(key),
+        }
+    }
+
+    /// [`GridSchedule::objective_of`] with the usage term from `memo` when it holds the
+    /// makespan (the same value: the memo lives for one decision, whose work is fixed).
+    fn objective_memo(&self, now: Time, key: Key, memo: &mut UsageMemo) -> Objective {
+        let usage = match memo.entries.iter().flatten().find(|e| e.0 == key.cmax) {
+            Some(&(_, usage)) => usage,
+            None => {
+                let usage = self.usage_of(now, key.cmax);
+                memo.entries[memo.next] = Some((key.cmax, usage));
+                memo.next ^= 1;
+                usage
+            }
+        };
+        Objective {
+            usage,
+            nondelayed: self.nondelayed_of(key),
+        }
+    }
+
+    /// The usage term of a schedule whose predicted makespan is `cmax`.
+    fn usage_of(&self, now: Time, cmax: Time) -> f64 {
         let eps = self.config.epsilon;
-        let nondelayed = planned_nd
-            + match self.config.nondelayed {
-                NondelayedScope::All => self.fixed_nondelayed,
-                NondelayedScope::PlannedOnly => 0,
-            };
-        let usage = match self.config.usage {
+        match self.config.usage {
             UsageDefinition::Predicted => {
                 self.planned_work / (self.capacity * ((cmax - now) as f64).max(eps))
             }
             UsageDefinition::FromZero => {
                 self.arrived_work / (self.capacity * (cmax as f64).max(eps))
             }
-        };
-        Objective {
-            usage,
-            nondelayed: nondelayed as f64,
         }
+    }
+
+    /// The non-delayed term of a schedule with `key.nondelayed` planned non-delayed jobs.
+    fn nondelayed_of(&self, key: Key) -> f64 {
+        let nondelayed = key.nondelayed
+            + match self.config.nondelayed {
+                NondelayedScope::All => self.fixed_nondelayed,
+                NondelayedScope::PlannedOnly => 0,
+            };
+        nondelayed as f64
     }
 
     /// The current schedule's objective.
     pub fn objective(&self, now: Time) -> Objective {
-        self.objective_of(now, self.top.0[0].0, self.planned_nondelayed)
+        self.objective_of(now, self.key())
     }
 
-    /// The objective with machine `a` (and `b`) replaced by the given aggregates.
-    fn objective_with(
-        &self,
-        now: Time,
-        a: (usize, Aggregates),
-        b: Option<(usize, Aggregates)>,
-    ) -> Objective {
+    /// The current schedule's objective key.
+    fn key(&self) -> Key {
+        Key {
+            cmax: self.top.0[0].0,
+            nondelayed: self.planned_nondelayed,
+        }
+    }
+
+    /// The objective key with machine `a` (and `b`) replaced by the given aggregates.
+    fn key_with(&self, a: (usize, Aggregates), b: Option<(usize, Aggregates)>) -> Key {
         let (ia, aa) = a;
         let ib = b.map_or(ia, |x| x.0);
         let mut cmax = self.top.excluding(ia, ib).max(aa.max_end);
@@ -206,7 +311,10 @@ impl GridSchedule {
             nd = nd - u64::from(self.machines[ib].aggregates().nondelayed)
                 + u64::from(ab.nondelayed);
         }
-        self.objective_of(now, cmax, nd)
+        Key {
+            cmax,
+            nondelayed: nd,
+        }
     }
 
     fn refresh_totals(&mut self) {
@@ -230,16 +338,38 @@ impl GridSchedule {
     /// acceptance criterion, and under [`TieBreak::EarliestCompletion`] a candidate it scores
     /// exactly like the best whose new job completes earlier. Sets `tied` when the criterion
     /// scores the two alike.
-    fn improves(&self, best: Option<Candidate>, new: Candidate, tied: &mut bool) -> bool {
+    /// Evaluates the objectives only when the keys differ (see [`Key`]).
+    fn improves(
+        &self,
+        now: Time,
+        best: &mut Option<Candidate>,
+        new: &mut Candidate,
+        tied: &mut bool,
+        memo: &mut UsageMemo,
+    ) -> bool {
+        use std::cmp::Ordering;
         let Some(best) = best else {
             return true;
         };
-        let w = weight(best.objective, new.objective, self.config.epsilon);
-        if w == 0.0 {
-            *tied = true;
-            return self.config.tie_break == TieBreak::EarliestCompletion && new.end < best.end;
+        let sign = if best.key == new.key {
+            Ordering::Equal
+        } else {
+            let b = *best
+                .objective
+                .get_or_insert_with(|| self.objective_memo(now, best.key, memo));
+            let n = *new
+                .objective
+                .get_or_insert_with(|| self.objective_memo(now, new.key, memo));
+            weight_sign(b, n, self.config.epsilon)
+        };
+        match sign {
+            Ordering::Equal => {
+                *tied = true;
+                self.config.tie_break == TieBreak::EarliestCompletion && new.end < best.end
+            }
+            Ordering::Greater => true,
+            Ordering::Less => false,
         }
-        w > 0.0
     }
 
     fn place(&mut self, job: &JobInfo, now: Time) -> usize {
@@ -247,47 +377,51 @@ impl GridSchedule {
         self.planned_work += self.work_of(job);
         let mut best: Option<Candidate> = None;
         let mut tied = false;
+        let mut memo = UsageMemo::default();
         for i in 0..self.machines.len() {
             if self.machines[i].cpus() < job.procs {
                 continue;
             }
             let pj = self.planned(job, i);
-            let gap = self.machines[i].earliest_gap(
+            let start = self.machines[i].earliest_start(
                 job.procs,
                 pj.duration,
                 now,
                 &mut self.scratch,
                 &mut self.work,
             );
-            let agg = self.machines[i].aggregates_with_gap(gap, &pj);
-            let eg = Candidate {
-                objective: self.objective_with(now, (i, agg), None),
+            let agg = self.machines[i].aggregates_with_gap(Gap { start, position: 0 }, &pj);
+            let mut eg = Candidate {
+                key: self.key_with((i, agg), None),
+                objective: None,
                 machine: i,
-                position: gap.position,
-                end: gap.start + pj.duration,
+                // Found below if the candidate is kept.
+                position: usize::MAX,
+                end: start + pj.duration,
             };
             self.work.candidates += 1;
-            if self.improves(best, eg, &mut tied) {
+            if self.improves(now, &mut best, &mut eg, &mut tied, &mut memo) {
+                eg.position = self.machines[i].gap_position(start);
                 best = Some(eg);
                 continue;
             }
             let position = self.machines[i].edf_position(job.deadline);
-            let agg = self.machines[i].aggregates_with(
+            let (agg, end) = self.machines[i].aggregates_with(
                 position,
                 pj,
                 now,
                 &mut self.scratch,
                 &mut self.work,
             );
-            let edf = Candidate {
-                objective: self.objective_with(now, (i, agg), None),
+            let mut edf = Candidate {
+                key: self.key_with((i, agg), None),
+                objective: None,
                 machine: i,
                 position,
-                // `aggregates_with` leaves the compacted candidate list in the scratch.
-                end: self.scratch.list[position].end,
+                end,
             };
             self.work.candidates += 1;
-            if self.improves(best, edf, &mut tied) {
+            if self.improves(now, &mut best, &mut edf, &mut tied, &mut memo) {
                 best = Some(edf);
             }
         }
@@ -300,8 +434,8 @@ impl GridSchedule {
         self.refresh_totals();
         // An EG candidate was evaluated without compaction: this checks that it moved nobody.
         debug_assert_eq!(
-            self.objective(now),
-            best.objective,
+            self.key(),
+            best.key,
             "the committed schedule is the candidate"
         );
         debug_assert_eq!(
@@ -364,6 +498,9 @@ impl GridSchedule {
         let mut used = vec![false; n];
         let mut order: Vec<usize> = (0..n).collect();
         let mut best = self.objective(now);
+        let mut best_key = self.key();
+        // Moves change neither the planned work nor `now`.
+        let mut memo = UsageMemo::default();
         for _ in 0..iterations {
             // The unused machine with the most delayed planned jobs (ties: lowest index).
             let source = (0..n)
@@ -384,9 +521,13 @@ impl GridSchedule {
             let moved = self.machines[source].planned()[position];
             let info = jobs[moved.index as usize];
             // The source without the job (later jobs may start earlier).
-            self.spare.clone_from(&self.machines[source]);
-            self.spare
-                .remove(position, now, &mut self.scratch, &mut self.work);
+            self.machines[source].copy_without(
+                position,
+                &mut self.spare,
+                now,
+                &mut self.scratch,
+                &mut self.work,
+            );
             let source_after = self.spare.aggregates();
             order.shuffle(rng);
             let mut accepted: Option<(usize, Gap)> = None;
@@ -409,14 +550,20 @@ impl GridSchedule {
                 );
                 let agg = target.aggregates_with_gap(gap, &pj);
                 self.work.candidates += 1;
-                let obj = if j == source {
-                    self.objective_with(now, (source, agg), None)
+                let key = if j == source {
+                    self.key_with((source, agg), None)
                 } else {
-                    self.objective_with(now, (source, source_after), Some((j, agg)))
+                    self.key_with((source, source_after), Some((j, agg)))
                 };
-                if accept(Some(best), obj, eps) {
+                // The same key scores exactly like the best: rejected without evaluating.
+                if key == best_key {
+                    continue;
+                }
+                let obj = self.objective_memo(now, key, &mut memo);
+                if weight_sign(best, obj, eps) == std::cmp::Ordering::Greater {
                     accepted = Some((j, gap));
                     best = obj;
+                    best_key = key;
                     break;
                 }
             }
@@ -425,6 +572,7 @@ impl GridSchedule {
                 let pj = self.planned(&info, j);
                 self.machines[j].insert(gap.position, pj, now, &mut self.scratch, &mut self.work);
                 self.refresh_totals();
+                debug_assert_eq!(self.key(), best_key);
                 debug_assert_eq!(self.objective(now), best);
             }
             if tabu.len() == capacity

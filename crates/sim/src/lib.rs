@@ -7,7 +7,8 @@
 //! - [`dist`]: the distributions the documents use (exponential, uniform, bounded Pareto with a
 //!   solver for the shape that gives a target mean).
 //! - [`stats`]: replication statistics with Student-t confidence intervals.
-//! - [`events`]: a future-event list with deterministic tie-breaking.
+//! - [`events`]: a future-event list with deterministic tie-breaking; [`radix`]: the monotone
+//!   radix heap with the same ties that the actor engine uses.
 //! - [`actors`]: a message-driven engine on that list — actors with message and timer handlers,
 //!   integer-millisecond time, delivery times from a pluggable network delay model.
 //! - [`data`]: where the real input data (logs, matrices, workflows) is read from.
@@ -22,6 +23,7 @@ pub mod dist;
 pub mod events;
 pub mod fmt;
 pub mod limits;
+pub mod radix;
 pub mod rng;
 pub mod stats;
 
@@ -33,5 +35,6 @@ pub use data::{DATA_ENV, data_dir};
 pub use dist::{BoundedPareto, DistError, Exponential, Uniform};
 pub use events::EventQueue;
 pub use limits::{MAX_SECONDS, MAX_SECONDS_TEXT};
+pub use radix::RadixQueue;
 pub use rng::{SimRng, StreamKey};
 pub use stats::{Summary, mean_ci95};

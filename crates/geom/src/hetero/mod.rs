@@ -334,6 +334,22 @@ pub trait RatedIndex: fmt::Debug {
     fn insert(&mut self, p: RatedPeriod);
     /// Removes the live period with `p`'s (start, server); returns whether it was there.
     fn remove(&mut self, p: &RatedPeriod) -> bool;
+    /// Replaces the live period `p` by what a booking leaves of it: `lead` (if any; it has
+    /// `p`'s start and server and ends earlier) and `trail` (if any). The same as
+    /// [`Self::remove`] of `p` then [`Self::insert`] of each fragment (the default), which a
+    /// structure may do in fewer steps; returns whether `p` was live.
+    fn carve(
+        &mut self,
+        p: &RatedPeriod,
+        lead: Option<RatedPeriod>,
+        trail: Option<RatedPeriod>,
+    ) -> bool {
+        let removed = self.remove(p);
+        for f in [lead, trail].into_iter().flatten() {
+            self.insert(f);
+        }
+        removed
+    }
     /// The algorithm's choice for a job whose thresholds on class `h` are `windows[h]`, or
     /// `None` if no live period is feasible (in the classes the algorithm searches).
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod>;

@@ -31,25 +31,26 @@
 //!
 //! # The structures (per class)
 //!
-//! - **Primal order**: a treap by (start, server) with subtree count, latest end and largest
-//!   capacity. It answers `i` (the first feasible period in start order and its position: a
-//!   descent that skips subtrees whose latest end or largest capacity already fails; a subtree
-//!   left of the ready time that passes the end test always holds a feasible period, so only
-//!   the `O(log V)` subtrees straddling the ready time can mislead it).
-//! - **Start-ordered blocks** (`blocks`): the same periods cut into blocks of
-//!   32–128 consecutive periods in (start, server) order, each block also sorted by (end,
-//!   server). They answer `k` (rank of the latest start) and position → period by a binary
-//!   search over the blocks' last keys and a short scan of the block sizes, and they carry the
-//!   **direct group search**: the answer only involves `U`'s *dual-feasible* periods `F`
-//!   (those with `end >= r + l/μ`: ranks `p..m`), since `q >= p` and the answer's ranks are
-//!   `>= p`. A block lying wholly inside `U` hands over its part of `F` as one contiguous slice
-//!   (the suffix of its end-ordered copy from the first end `>= r + l/μ`), the two boundary
-//!   blocks filter that suffix by start; then `p = m − |F|`, `q` is the latest-ending
-//!   capacity-feasible period of `F`, and the answer is the maximum-capacity period among the
-//!   `m − a` latest-ending periods of `F` (linear-time selection). When `U` lies before the
-//!   job's earliest end (the usual case), every period of `F` covers
-//!   `[max start of U, r + l/μ)`, so `|F|` is at most the number of servers of the class,
-//!   whatever the look-ahead.
+//! - **Primal order**: the start-ordered blocks below, each with a summary (first start,
+//!   latest end, largest capacity). They answer `i` (the first feasible period in start order
+//!   and its position): a scan of the block summaries that skips every block whose latest end
+//!   or largest capacity already fails, and a scan of the few blocks that may hold it. (This
+//!   used to be a treap with the same summaries; at the thesis's sizes its pointer-chasing
+//!   updates cost more than the whole search, see docs/benchmarks.md, issue 32.)
+//! - **Start-ordered blocks** (`blocks`): the periods cut into blocks of 16–64 consecutive
+//!   periods in (start, server) order. They answer `k` (rank of the latest start) and position
+//!   → period by a binary search over the blocks' last keys and a short scan of the block
+//!   sizes, and they carry the **direct group search**: the answer only involves `U`'s
+//!   *dual-feasible* periods `F` (those with `end >= r + l/μ`: ranks `p..m`), since `q >= p`
+//!   and the answer's ranks are `>= p`. The blocks of `U` are walked from the position of its
+//!   first period: a block whose latest end is before `r + l/μ` is skipped, the others are
+//!   filtered by end — or, for a block lying wholly inside `U` that searches keep coming back
+//!   to between updates, its part of `F` is read as one contiguous slice of a lazily built
+//!   end-ordered copy; then `p = m − |F|`, `q` is the latest-ending capacity-feasible period
+//!   of `F`, and the answer is the maximum-capacity period among the `m − a` latest-ending
+//!   periods of `F` (linear-time selection). When `U` lies before the job's earliest end (the
+//!   usual case), every period of `F` covers `[max start of U, r + l/μ)`, so `|F|` is at most
+//!   the number of servers of the class, whatever the look-ahead.
 //! - **Dual range tree** (opt-in, [`PrimalDualTrees::with_enumeration_budget`]: used when `|F|`
 //!   exceeds the budget): a treap by (end, server) — the dual order — whose every node owns a
 //!   secondary treap of its subtree's periods by (start, server) with count and
@@ -69,15 +70,20 @@
 //!
 //! # Costs
 //!
-//! Per class searched: `O(log V_h)` expected for `i` (treap), `O(log V_h + V_h / B)` for `k` and
-//! the group's bounds (`B` ≈ 32–128: the block sizes are summed, 4 bytes each), then
-//! `O((m / B) + |F|)` for the group — a binary search for the first block of `U`, a backward
-//! walk (then a binary search) per block of `U`, and linear passes over the gathered `F`, all
-//! on contiguous memory. `|F|` is at most the number of servers of the class in the usual case;
-//! the group search is therefore *not* polylogarithmic in the servers per class, but it runs
-//! at memory-streaming speed instead of one cache miss per treap node. Per update: `O(log V_h)`
-//! expected for the treap plus `O(B)` (two sorted-vector insertions or removals in one block;
-//! a split or merge every `Θ(B)` updates of a block). Memory: `O(V_h)`.
+//! Per class searched: `O(V_h / B)` block summaries plus the scans of the blocks that pass
+//! them for `i` (in the chapter-4 workload one or two blocks: only blocks that straddle the
+//! job's ready time pass the end test without holding a feasible period), `O(log V_h + V_h /
+//! B)` for `k` and the group's first position (`B` ≈ 16–64: the block sizes are summed, 4
+//! bytes each), then for the group `O(m / B)` block summaries, a filtered scan of the blocks
+//! that may hold part of `F` (at the thesis's sizes `U` spans two or three blocks), or for
+//! whole blocks searched repeatedly between updates a binary search in their end-ordered copy,
+//! and linear passes over the gathered `F`, all on contiguous memory. `|F|` is at most the
+//! number of servers of the class in the usual case; the search is therefore *not*
+//! polylogarithmic in the servers per class, but it runs at memory-streaming speed instead of
+//! one cache miss per tree node. Per update: `O(log V_h + B)` (a binary search over the blocks'
+//! last keys, one sorted-vector insertion or removal in one block, its summary; a split or
+//! merge every `Θ(B)` updates of a block), and the block's end-ordered copy, if it had one,
+//! is dropped (rebuilt in `O(B log B)` after a few searches). Memory: `O(V_h)`.
 //!
 //! The [operation count](super::RatedIndex::operations) is not this structure's
 //! work but the pseudo-code's: primal nodes visited, a failed dual descent in every node marked
@@ -90,40 +96,6 @@ use super::blocks::StartBlocks;
 use super::implicit::{dual_split, failed_dual_visits, primal_search};
 use super::treap::{Aggregate, NIL, Treap, end_priority};
 use super::{ClassOrder, PlusPick, RateClasses, RatedIndex, RatedPeriod, RatedWindow};
-
-/// Primal-order aggregate: count, latest end, largest capacity.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct StartAgg {
-    count: u32,
-    max_end: f64,
-    max_cap: f64,
-}
-
-impl Aggregate for StartAgg {
-    fn empty() -> Self {
-        StartAgg {
-            count: 0,
-            max_end: f64::NEG_INFINITY,
-            max_cap: f64::NEG_INFINITY,
-        }
-    }
-    #[inline]
-    fn of(p: &RatedPeriod) -> Self {
-        StartAgg {
-            count: 1,
-            max_end: p.end,
-            max_cap: p.capacity,
-        }
-    }
-    #[inline]
-    fn combine(a: &Self, b: &Self) -> Self {
-        StartAgg {
-            count: a.count + b.count,
-            max_end: a.max_end.max(b.max_end),
-            max_cap: a.max_cap.max(b.max_cap),
-        }
-    }
-}
 
 /// Secondary aggregate: count and the maximum-capacity period (ties: smaller start, server).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -592,9 +564,9 @@ enum Pending {
 /// brought up to date only when a search needs it.
 #[derive(Debug, Clone)]
 struct ClassTree {
-    starts: Treap<StartAgg>,
-    root: u32,
-    /// The same periods in start-ordered blocks with end-ordered copies (the direct search).
+    /// The periods in start-ordered blocks with end-ordered copies: the primal order (the
+    /// first feasible period and its position, ranks, position → period) and the direct group
+    /// search.
     blocks: StartBlocks,
     dual: DualRangeTree,
     /// Changes not yet applied to `dual`.
@@ -608,8 +580,6 @@ struct ClassTree {
 impl ClassTree {
     fn new() -> Self {
         ClassTree {
-            starts: Treap::default(),
-            root: NIL,
             blocks: StartBlocks::default(),
             dual: DualRangeTree::new(),
             pending: Vec::new(),
@@ -618,7 +588,7 @@ impl ClassTree {
     }
 
     fn len(&self) -> usize {
-        self.starts.agg(self.root).count as usize
+        self.blocks.len()
     }
 
     fn log(&mut self, change: Pending) {
@@ -634,19 +604,26 @@ impl ClassTree {
     }
 
     fn insert(&mut self, p: RatedPeriod) {
-        self.root = self.starts.insert(self.root, p);
         self.blocks.insert(p);
         self.log(Pending::Insert(p));
     }
 
     fn remove(&mut self, p: &RatedPeriod) -> bool {
-        let (root, found) = self.starts.remove(self.root, p);
-        self.root = root;
-        match found {
+        match self.blocks.remove(p) {
             Some(stored) => {
-                let ok = self.blocks.remove(&stored);
-                debug_assert!(ok, "the treap and the blocks disagree on {stored}");
                 self.log(Pending::Remove(stored));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Replaces the period with `new`'s (start, server) by `new`; returns whether it was there.
+    fn replace(&mut self, new: RatedPeriod) -> bool {
+        match self.blocks.replace(new) {
+            Some(stored) => {
+                self.log(Pending::Remove(stored));
+                self.log(Pending::Insert(new));
                 true
             }
             None => false,
@@ -658,7 +635,7 @@ impl ClassTree {
     fn sync_dual(&mut self) {
         if self.stale || self.pending.len() > self.len() / 4 + 16 {
             let mut all = Vec::with_capacity(self.len());
-            self.starts.collect(self.root, &mut all);
+            self.blocks.collect(&mut all);
             self.dual.rebuild_from(&mut all);
             self.stale = false;
         } else {
@@ -673,34 +650,6 @@ impl ClassTree {
             }
         }
         self.pending.clear();
-    }
-
-    /// The first feasible period in start order and its position.
-    fn first_feasible(&self, w: &RatedWindow) -> Option<(usize, RatedPeriod)> {
-        self.first_rec(self.root, w, 0)
-    }
-
-    fn first_rec(&self, x: u32, w: &RatedWindow, base: usize) -> Option<(usize, RatedPeriod)> {
-        if x == NIL {
-            return None;
-        }
-        let a = self.starts.agg(x);
-        if a.max_end < w.earliest_end || a.max_cap < w.min_capacity {
-            return None;
-        }
-        let l = self.starts.left(x);
-        if let Some(hit) = self.first_rec(l, w, base) {
-            return Some(hit);
-        }
-        let key = self.starts.key(x);
-        if key.start > w.latest_start {
-            return None;
-        }
-        let here = base + self.starts.agg(l).count as usize;
-        if w.admits(key) {
-            return Some((here, *key));
-        }
-        self.first_rec(self.starts.right(x), w, here + 1)
     }
 }
 
@@ -746,7 +695,7 @@ impl PrimalDualTrees {
     pub fn structure_nodes(&self) -> usize {
         self.trees
             .iter()
-            .map(|t| t.starts.live_nodes() + t.dual.node_count() + t.pending.len())
+            .map(|t| t.len() + t.dual.node_count() + t.pending.len())
             .sum()
     }
 
@@ -767,18 +716,13 @@ impl PrimalDualTrees {
         if self.pick == PlusPick::EarliestStart {
             return (first, failed_dual_visits(m));
         }
-        let t = &self.trees[h];
-        let u = StartRange {
-            lo: t.blocks.select(lo),
-            hi: t.blocks.select(hi),
-        };
         // Direct search: the group's dual-feasible periods (end >= r + l/μ), found through the
-        // primal order's latest-end summaries. Every rank the descent can return is among them.
+        // blocks' latest-end summaries. Every rank the descent can return is among them.
         let mut f = std::mem::take(&mut self.scratch);
         f.clear();
-        let complete = t.blocks.gather(
-            &u.lo,
-            &u.hi,
+        let complete = self.trees[h].blocks.gather(
+            lo,
+            hi,
             w.earliest_end,
             self.budget.unwrap_or(usize::MAX),
             &mut f,
@@ -826,6 +770,10 @@ impl PrimalDualTrees {
         }
         // Too many to collect: the dual range tree answers in O(log² V).
         let t = &mut self.trees[h];
+        let u = StartRange {
+            lo: t.blocks.select(lo),
+            hi: t.blocks.select(hi),
+        };
         t.sync_dual();
         match self.pick {
             PlusPick::MaxCapInFirstGroup => {
@@ -876,6 +824,37 @@ impl RatedIndex for PrimalDualTrees {
             .is_some_and(|t| t.remove(p))
     }
 
+    fn carve(
+        &mut self,
+        p: &RatedPeriod,
+        lead: Option<RatedPeriod>,
+        trail: Option<RatedPeriod>,
+    ) -> bool {
+        let Some(t) = self.trees.get_mut(p.class as usize) else {
+            return false;
+        };
+        // The leading fragment keeps the period's key: overwrite it in place.
+        let removed = match lead {
+            Some(l) if l.class == p.class && l.cmp_start(p).is_eq() => {
+                t.replace(l) || {
+                    self.insert(l);
+                    false
+                }
+            }
+            _ => {
+                let removed = t.remove(p);
+                if let Some(l) = lead {
+                    self.insert(l);
+                }
+                removed
+            }
+        };
+        if let Some(f) = trail {
+            self.insert(f);
+        }
+        removed
+    }
+
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
         for h in self.order.iter(self.classes.len()) {
             let w = windows[h];
@@ -889,8 +868,16 @@ impl RatedIndex for PrimalDualTrees {
             if v == 0 {
                 continue;
             }
-            let k = t.blocks.rank_le(w.latest_start);
-            let hit = if k == 0 { None } else { t.first_feasible(&w) };
+            // `k`: the periods with start <= d − l/μ. A scan that finds nothing has counted
+            // them on the way (the window's times are finite, so `!(start > x)` is `start <= x`).
+            let (k, hit) = match t.blocks.scan(&w) {
+                Ok(f) => (
+                    t.blocks.rank_le(w.latest_start),
+                    Some((f.position, f.period)),
+                ),
+                Err(passed) => (passed, None),
+            };
+            debug_assert_eq!(k, t.blocks.rank_le(w.latest_start));
             let (group, ops) = primal_search(v, k, hit.map(|(i, _)| i));
             self.operations += ops;
             let (Some(g), Some((_, first))) = (group, hit) else {
@@ -915,7 +902,7 @@ impl RatedIndex for PrimalDualTrees {
     fn periods(&self) -> Vec<RatedPeriod> {
         let mut all = Vec::with_capacity(self.len());
         for t in &self.trees {
-            t.starts.collect(t.root, &mut all);
+            t.blocks.collect(&mut all);
         }
         all.sort_by(RatedPeriod::cmp_start);
         all

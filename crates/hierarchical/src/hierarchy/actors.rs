@@ -18,7 +18,9 @@
 //! sent.
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use super::idset::IdSet;
 use std::rc::Rc;
 
 use gridsched_sim::{Actor, ActorId, Context, Envelope, Millis, SendError, SimRng, TimerId};
@@ -112,26 +114,76 @@ pub enum Msg {
 impl Msg {
     /// The message type's name (for counts).
     pub fn kind(&self) -> &'static str {
+        Msg::KINDS[self.kind_index()]
+    }
+
+    /// Every message type's name, in [`kind_index`](Self::kind_index) order.
+    pub const KINDS: [&'static str; 18] = [
+        "SUBMIT",
+        "RFJM",
+        "JOB_BLOCK",
+        "BAG",
+        "CHANNEL_UPDATE",
+        "JOB_RETURN",
+        "RFC",
+        "PUSH",
+        "CANCEL_JOB",
+        "JOB_STARTED",
+        "HOLES",
+        "OFFER",
+        "ACCEPT",
+        "INPUT",
+        "OUTPUT",
+        "REQUEST_FILE",
+        "REMOTE_START",
+        "PURGE",
+    ];
+
+    /// The message's type as an index into [`KINDS`](Self::KINDS).
+    pub fn kind_index(&self) -> usize {
         match self {
-            Msg::Submit(_) => "SUBMIT",
-            Msg::Rfjm => "RFJM",
-            Msg::JobBlock { .. } => "JOB_BLOCK",
-            Msg::Bag { .. } => "BAG",
-            Msg::ChannelUpdate { .. } => "CHANNEL_UPDATE",
-            Msg::JobReturn { .. } => "JOB_RETURN",
-            Msg::Rfc(_) => "RFC",
-            Msg::Push(..) => "PUSH",
-            Msg::CancelJob(_) => "CANCEL_JOB",
-            Msg::JobStarted(_) => "JOB_STARTED",
-            Msg::Holes(_) => "HOLES",
-            Msg::Offer(..) => "OFFER",
-            Msg::Accept(_) => "ACCEPT",
-            Msg::Input(_) => "INPUT",
-            Msg::Output(_) => "OUTPUT",
-            Msg::RequestFile { .. } => "REQUEST_FILE",
-            Msg::RemoteStart(_) => "REMOTE_START",
-            Msg::Purge { .. } => "PURGE",
+            Msg::Submit(_) => 0,
+            Msg::Rfjm => 1,
+            Msg::JobBlock { .. } => 2,
+            Msg::Bag { .. } => 3,
+            Msg::ChannelUpdate { .. } => 4,
+            Msg::JobReturn { .. } => 5,
+            Msg::Rfc(_) => 6,
+            Msg::Push(..) => 7,
+            Msg::CancelJob(_) => 8,
+            Msg::JobStarted(_) => 9,
+            Msg::Holes(_) => 10,
+            Msg::Offer(..) => 11,
+            Msg::Accept(_) => 12,
+            Msg::Input(_) => 13,
+            Msg::Output(_) => 14,
+            Msg::RequestFile { .. } => 15,
+            Msg::RemoteStart(_) => 16,
+            Msg::Purge { .. } => 17,
         }
+    }
+}
+
+/// Messages one actor received, by type: a counter per [`Msg::KINDS`] entry, bumped on every
+/// delivery (a map keyed by the type's name cost a string-compared tree lookup per event).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Received([u64; Msg::KINDS.len()]);
+
+impl Received {
+    fn count(&mut self, msg: &Msg) {
+        self.0[msg.kind_index()] += 1;
+    }
+
+    /// How many messages of type `kind` arrived; `None` if none did (as a map of the types
+    /// received would say).
+    pub fn get(&self, kind: &str) -> Option<&u64> {
+        let i = Msg::KINDS.iter().position(|&k| k == kind)?;
+        Some(&self.0[i]).filter(|&&n| n > 0)
+    }
+
+    /// The types received at least once, with their counts, in [`Msg::KINDS`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        Msg::KINDS.into_iter().zip(self.0).filter(|&(_, n)| n > 0)
     }
 }
 
@@ -347,7 +399,7 @@ pub struct Leaf {
     pub parent: ActorId,
     /// The live OS (the grid's until the first change).
     os: Os,
-    saved: [BTreeSet<u32>; 3],
+    saved: [IdSet; 3],
     queue: VecDeque<Jd>,
     busy: Option<Jd>,
     offer_timer: Option<TimerId>,
@@ -403,7 +455,7 @@ impl Leaf {
         self.os
     }
 
-    fn bag(&self) -> &BTreeSet<u32> {
+    fn bag(&self) -> &IdSet {
         &self.saved[self.os.index()]
     }
 
@@ -663,9 +715,9 @@ pub struct PeerState {
     /// Neighbour PGSSs (out-edges of the peer graph).
     pub neighbours: Vec<ActorId>,
     /// Requests seen (its own workstations' and foreign ones): duplicate suppression.
-    seen: BTreeSet<u32>,
+    seen: IdSet,
     /// Purges already flooded or forwarded.
-    purged: BTreeSet<u32>,
+    purged: IdSet,
     /// Accepted foreign jobs and their own PGSS.
     home: BTreeMap<u32, ActorId>,
     /// Foreign requests accepted into this tree.
@@ -712,7 +764,7 @@ pub struct Scheduler {
     /// RFCs not yet served, in arrival order: (child, channel).
     pending: Vec<(usize, Os)>,
     rfc_outstanding: [bool; 3],
-    gone: BTreeSet<u32>,
+    gone: IdSet,
     /// Jobs moved by Butterfly and by Load-Balance (CANCEL_JOB + re-push) at this scheduler.
     pub moves: [u64; 2],
     /// Jobs this scheduler found stranded by Fallback (unassigned in a deleted channel, or
@@ -746,7 +798,7 @@ impl Scheduler {
             assigned: vec![Vec::new(); n],
             pending: Vec::new(),
             rfc_outstanding: [false; 3],
-            gone: BTreeSet::new(),
+            gone: IdSet::new(),
             moves: [0; 2],
             returned: Vec::new(),
             peer: None,
@@ -1504,7 +1556,7 @@ pub struct HierarchyActor {
     pub node: Node,
     pub config: Rc<HierarchyConfig>,
     /// Messages received, by type.
-    pub received: BTreeMap<&'static str, u64>,
+    pub received: Received,
 }
 
 impl Actor<Placement> for HierarchyActor {
@@ -1513,7 +1565,7 @@ impl Actor<Placement> for HierarchyActor {
 
     fn on_message(&mut self, ctx: &mut Ctx<'_>, msg: Envelope<Msg>) -> Result<(), HierarchyError> {
         let c = Rc::clone(&self.config);
-        *self.received.entry(msg.payload.kind()).or_default() += 1;
+        self.received.count(&msg.payload);
         if c.audit_delivery {
             let p = ctx.network();
             let (a, b) = (p.host(msg.src), p.host(ctx.me()));

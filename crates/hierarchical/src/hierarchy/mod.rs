@@ -24,6 +24,7 @@ pub mod actors;
 pub mod bags;
 pub mod calib;
 pub mod config;
+pub mod idset;
 pub mod tree;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -39,7 +40,8 @@ use crate::network::{DelayError, Network};
 use crate::placement::Placement;
 
 pub use actors::{
-    Arrivals, HierarchyError, Jd, JobRecord, Msg, OsProcess, PeerState, b_share, proximity,
+    Arrivals, HierarchyError, Jd, JobRecord, Msg, OsProcess, PeerState, Received, b_share,
+    proximity,
 };
 pub use calib::{TrtCalibration, calib_trt520, slowest_server_bound_ms};
 pub use config::{
@@ -258,7 +260,7 @@ pub fn run_hierarchy(
     let wrap = |node| HierarchyActor {
         node,
         config: Rc::clone(&config),
-        received: BTreeMap::new(),
+        received: Received::default(),
     };
     // Exp 5: each server's change process on its own stream; the first change's delay.
     let completed = Rc::new(std::cell::Cell::new(0u32));
@@ -399,7 +401,7 @@ pub fn run_hierarchy(
             moves[1] += s.moves[1];
             hit.extend(s.returned.iter().copied());
         }
-        for (k, v) in &a.received {
+        for (k, v) in a.received.iter() {
             *messages.entry(k).or_default() += v;
         }
         if let Node::Workstation(w) = &a.node {

@@ -1,6 +1,5 @@
 //! The online scheduler on rated servers: one decision per request, at its arrival.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -139,8 +138,15 @@ pub struct HeteroScheduler {
     classes: RateClasses,
     server_class: Vec<u32>,
     index: Box<dyn RatedIndex + Send>,
-    /// Live finite periods by (end, server), for expiry.
-    by_end: BTreeMap<(u64, u32), RatedPeriod>,
+    /// Expiry: each server's live finite periods as (start, end), in start order, which is
+    /// also end order (a server's periods are disjoint), so a server's next period to expire
+    /// is its first one.
+    finite: Vec<Vec<(Time, Time)>>,
+    /// The end (as an order key) of each server's first finite period, in a tournament tree
+    /// over the servers: the earliest of them is always at the root, and a change of one
+    /// server's first end costs one leaf-to-root pass (`log2 n` steps) instead of an ordered
+    /// map update per live period.
+    fronts: Fronts,
     windows: Vec<RatedWindow>,
     now: Time,
 }
@@ -153,6 +159,61 @@ fn order_key(t: Time) -> u64 {
     } else {
         bits | (1 << 63)
     }
+}
+
+/// A tournament (winner) tree over the servers: each leaf is a server's first finite end as
+/// an order key (`u64::MAX`: none), each inner node the smaller of its children, with the
+/// server it belongs to.
+#[derive(Debug, Clone)]
+struct Fronts {
+    /// Leaves start at `leaves`; node `i`'s children are `2i` and `2i + 1`; node 0 is unused.
+    nodes: Vec<(u64, u32)>,
+    leaves: usize,
+}
+
+impl Fronts {
+    fn new(servers: usize) -> Self {
+        let leaves = servers.next_power_of_two().max(1);
+        Fronts {
+            nodes: vec![(u64::MAX, u32::MAX); 2 * leaves],
+            leaves,
+        }
+    }
+
+    /// Sets `server`'s first finite end.
+    fn set(&mut self, server: u32, end: Option<Time>) {
+        let mut i = self.leaves + server as usize;
+        self.nodes[i] = (end.map_or(u64::MAX, order_key), server);
+        while i > 1 {
+            i /= 2;
+            let (a, b) = (self.nodes[2 * i], self.nodes[2 * i + 1]);
+            let winner = if b.0 < a.0 { b } else { a };
+            if self.nodes[i] == winner {
+                // Nothing above changes either.
+                break;
+            }
+            self.nodes[i] = winner;
+        }
+    }
+
+    /// The server whose first finite period ends earliest, if that end is not after `now`.
+    #[inline]
+    fn earliest_at_or_before(&self, now: Time) -> Option<u32> {
+        let (key, server) = self.nodes[1];
+        // The float comparison `!(end > now)`, not the key order: the two differ on -0.0 and
+        // 0.0.
+        let due = from_order_key(key).partial_cmp(&now) != Some(std::cmp::Ordering::Greater);
+        (key != u64::MAX && due).then_some(server)
+    }
+}
+
+/// The inverse of [`order_key`].
+fn from_order_key(key: u64) -> Time {
+    f64::from_bits(if key >> 63 == 1 {
+        key & !(1 << 63)
+    } else {
+        !key
+    })
 }
 
 impl HeteroScheduler {
@@ -175,12 +236,14 @@ impl HeteroScheduler {
                 config.pick,
             )),
         };
+        let n = server_class.len();
         let mut s = HeteroScheduler {
             config,
             classes,
             server_class,
             index,
-            by_end: BTreeMap::new(),
+            finite: vec![Vec::new(); n],
+            fronts: Fronts::new(n),
             windows: Vec::new(),
             now: 0.0,
         };
@@ -307,28 +370,65 @@ impl HeteroScheduler {
     }
 
     fn add(&mut self, p: RatedPeriod) {
-        if !p.is_tail() {
-            self.by_end.insert((order_key(p.end), p.server), p);
-        }
+        self.track(p.server, None, [Some(p), None]);
         self.index.insert(p);
     }
 
     fn drop_period(&mut self, p: &RatedPeriod) {
-        if !p.is_tail() {
-            self.by_end.remove(&(order_key(p.end), p.server));
-        }
+        self.track(p.server, Some(p), [None, None]);
         let removed = self.index.remove(p);
         debug_assert!(removed, "period {p} was not live");
     }
 
-    /// Drops every idle period that ends at or before `now`.
-    fn expire(&mut self, now: Time) {
-        while let Some((&key, &p)) = self.by_end.first_key_value() {
-            if p.end > now {
-                break;
+    /// Updates the expiry lists of `server`: its period `old` goes, `new` come (tails are not
+    /// tracked: they never expire). If the server's first finite period now ends at another
+    /// time, the tournament learns it. A booking's fragments lie inside the booked period, so
+    /// the first one takes its slot (no shift) and the second goes right after it.
+    fn track(&mut self, server: u32, old: Option<&RatedPeriod>, new: [Option<RatedPeriod>; 2]) {
+        let list = &mut self.finite[server as usize];
+        let front = list.first().map(|&(_, e)| e);
+        let mut slot = None;
+        if let Some(p) = old.filter(|p| !p.is_tail()) {
+            let at = list.partition_point(|&(s, _)| s.total_cmp(&p.start).is_lt());
+            debug_assert!(
+                list.get(at)
+                    .is_some_and(|&(s, e)| s == p.start && e == p.end),
+                "period {p} is not tracked"
+            );
+            slot = Some(at);
+        }
+        for p in new.into_iter().flatten().filter(|p| !p.is_tail()) {
+            match slot.take() {
+                Some(at) => list[at] = (p.start, p.end),
+                None => {
+                    let at = list.partition_point(|&(s, _)| s.total_cmp(&p.start).is_lt());
+                    list.insert(at, (p.start, p.end));
+                }
             }
-            self.by_end.remove(&key);
-            self.index.remove(&p);
+        }
+        if let Some(at) = slot {
+            list.remove(at);
+        }
+        debug_assert!(
+            list.windows(2).all(|w| w[0].1 <= w[1].0),
+            "overlapping periods"
+        );
+        let now_front = list.first().map(|&(_, e)| e);
+        if now_front.map(f64::to_bits) != front.map(f64::to_bits) {
+            self.fronts.set(server, now_front);
+        }
+    }
+
+    /// Drops every idle period that ends at or before `now`. Which order they leave the index
+    /// in does not matter: no structure's answers or counts depend on its update history.
+    fn expire(&mut self, now: Time) {
+        while let Some(server) = self.fronts.earliest_at_or_before(now) {
+            let list = &mut self.finite[server as usize];
+            let (start, end) = list.remove(0);
+            self.fronts.set(server, list.first().map(|&(_, e)| e));
+            let p = self.period(start, end, server);
+            let removed = self.index.remove(&p);
+            debug_assert!(removed, "expired period {p} was not live");
         }
     }
 
@@ -362,15 +462,17 @@ impl HeteroScheduler {
         let rate = self.classes.rate(class);
         let start = rw.start_in(&p);
         let end = start + rw.duration;
-        self.drop_period(&p);
         let lead = self.period(p.start, start, p.server);
-        if start > arrival && start > p.start && lead.capacity >= self.config.min_fragment {
-            self.add(lead);
-        }
-        if p.is_tail() || rate * (p.end - end) >= self.config.min_fragment {
-            let trail = self.period(end, p.end, p.server);
-            self.add(trail);
-        }
+        let lead =
+            (start > arrival && start > p.start && lead.capacity >= self.config.min_fragment)
+                .then_some(lead);
+        let trail = (p.is_tail() || rate * (p.end - end) >= self.config.min_fragment)
+            .then(|| self.period(end, p.end, p.server));
+        // One call for the removal and both insertions: the leading fragment keeps the period's
+        // key, so a structure can overwrite it in place.
+        self.track(p.server, Some(&p), [lead, trail]);
+        let removed = self.index.carve(&p, lead, trail);
+        debug_assert!(removed, "period {p} was not live");
         Ok(Some(Booking {
             server: p.server,
             start,
