@@ -230,12 +230,12 @@ pub struct Quote {
 ///   every queued job at its planned start) leaves `procs` processors free throughout changes
 ///   nobody's start, and is priced 0 at once;
 /// - conservative: a job keeps its planned start when nothing before it can have opened an
-///   earlier fit and the start still fits ([`Pricer::replay_with_slot`]), and the unchanged
+///   earlier fit and the start still fits (`Pricer::replay_with_slot`), and the unchanged
 ///   prefix is taken from a checkpoint;
 /// - EASY: the forward simulation resumes at the first round of the simulation without the
 ///   slot that the slot can change (one whose profile has no room for the slot), from the
-///   recorded state before it ([`Rounds`]), and skips the rounds in which no job can start
-///   ([`easy_forward`]).
+///   recorded state before it (`Rounds`), and skips the rounds in which no job can start
+///   (`easy_forward`).
 #[derive(Debug, Clone)]
 pub struct Pricer {
     state: SiteState,
