@@ -1049,7 +1049,16 @@ impl Scheduler {
                 self.pending.retain(|&p| p != (b, os));
             }
         }
-        self.total_power = self.power.iter().flatten().sum();
+        self.set_branch_power_total(old, b);
+    }
+
+    /// `total_power` after branch `b`'s powers changed from `old`: the sum of every branch's,
+    /// kept by difference (a report reaches H1's GSS from each of its 520 branches per round,
+    /// and re-summing all branches on each was quadratic per round).
+    fn set_branch_power_total(&mut self, old: [u64; 3], b: usize) {
+        let sum = |p: [u64; 3]| p.iter().sum::<u64>();
+        self.total_power = self.total_power - sum(old) + sum(self.power[b]);
+        debug_assert_eq!(self.total_power, self.power.iter().flatten().sum::<u64>());
     }
 
     /// The channels as a report: (OS, power, largest child bag) of every live channel.
@@ -1289,11 +1298,12 @@ impl Scheduler {
                 if c.os_changes.is_some() {
                     self.apply_report(b, seq, &channels);
                 } else {
+                    let old = self.power[b];
                     self.power[b] = [0; 3];
                     for &(os, pwr, _) in &channels {
                         self.power[b][os.index()] = pwr;
                     }
-                    self.total_power = self.power.iter().flatten().sum();
+                    self.set_branch_power_total(old, b);
                 }
                 let n = self.children.len();
                 let entry = self.rounds.get_mut(&round).ok_or_else(|| {
