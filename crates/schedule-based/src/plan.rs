@@ -811,3 +811,190 @@ impl GridSchedule {
         self.machines.iter().map(|m| m.planned().len()).sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gridsched_batch::Machine;
+    use proptest::prelude::*;
+    use std::cmp::Ordering;
+
+    fn grid(config: Config) -> GridSchedule {
+        let platform = Platform::grid(
+            vec![
+                Machine {
+                    cpus: 4,
+                    speed: 200,
+                },
+                Machine {
+                    cpus: 8,
+                    speed: 300,
+                },
+            ],
+            200,
+        )
+        .unwrap();
+        GridSchedule::new(platform, config, 0)
+    }
+
+    /// The order the weight gives, computed (the oracle of the key shortcuts).
+    fn computed(g: &GridSchedule, now: Time, best: Key, new: Key) -> Ordering {
+        weight_sign(
+            g.objective_of(now, best),
+            g.objective_of(now, new),
+            g.config.epsilon,
+        )
+    }
+
+    fn literal(g: &GridSchedule, now: Time, best: Key, new: Key) -> Ordering {
+        let w = weight(
+            g.objective_of(now, best),
+            g.objective_of(now, new),
+            g.config.epsilon,
+        );
+        if w > 0.0 {
+            Ordering::Greater
+        } else if w == 0.0 {
+            Ordering::Equal
+        } else {
+            Ordering::Less
+        }
+    }
+
+    proptest! {
+        /// Whatever the keys decide (`key_order`) and the shortcuts of `weight_sign` are the
+        /// sign of Algorithm 2's weight as computed, over makespans and counts from tiny to
+        /// beyond the shortcuts' limits, work from 0 to huge, both usage readings, both
+        /// non-delayed scopes and floors of the denominators from 0 to above 1.
+        #[test]
+        fn key_shortcuts_give_the_weights_sign(
+            work_exp in -120i32..120,
+            fixed in 0u64..5000,
+            from_zero in any::<bool>(),
+            planned_only in any::<bool>(),
+            eps in prop_oneof![Just(1e-13), Just(0.0), Just(2.0), Just(1e-300)],
+            now in 0i64..1_000_000,
+            b in (0i64..(1 << 50), 0u64..3000),
+            d in (-2000i64..2000, -3i64..3, prop_oneof![Just(0i64), 1i64..1000, 0i64..(1 << 50)]),
+        ) {
+            let mut g = grid(Config {
+                epsilon: eps,
+                usage: if from_zero {
+                    UsageDefinition::FromZero
+                } else {
+                    UsageDefinition::Predicted
+                },
+                nondelayed: if planned_only {
+                    NondelayedScope::PlannedOnly
+                } else {
+                    NondelayedScope::All
+                },
+                ..Config::default()
+            });
+            g.planned_work = 1.37 * 10f64.powi(work_exp);
+            g.arrived_work = 2.11 * 10f64.powi(work_exp);
+            g.fixed_nondelayed = fixed;
+            let best = Key { cmax: now + b.0, nondelayed: b.1 };
+            // Near and far makespans, equal ones included.
+            let cmax = if d.2 == 0 { best.cmax + d.0 } else { best.cmax + d.2 * d.0.signum() };
+            let new = Key {
+                cmax: cmax.max(0),
+                nondelayed: (b.1 as i64 + d.1).max(0) as u64,
+            };
+            let truth = literal(&g, now, best, new);
+            prop_assert_eq!(computed(&g, now, best, new), truth);
+            if let Some(order) = g.key_order(now, best, new) {
+                prop_assert_eq!(order, truth);
+            }
+        }
+    }
+
+    /// The close calls the integer test leaves to the computed weight: a makespan one unit
+    /// longer against one more job on time, at the sizes where the two terms nearly cancel.
+    #[test]
+    fn near_cancellations_are_evaluated_or_decided_right() {
+        let mut g = grid(Config::default());
+        g.planned_work = 3.0e9;
+        g.fixed_nondelayed = 0;
+        let now = 0;
+        for x in [1i64, 2, 999, 1000, 1001, 123_456, 1 << 30, (1 << 47) + 5] {
+            for n in [1u64, 2, 999, 1000, 1001, 123_456] {
+                for (dx, dn) in [
+                    (1i64, 1i64),
+                    (-1, -1),
+                    (x, n as i64),
+                    (-x / 2, -(n as i64) / 2),
+                ] {
+                    let best = Key {
+                        cmax: x,
+                        nondelayed: n,
+                    };
+                    let new = Key {
+                        cmax: (x + dx).max(1),
+                        nondelayed: (n as i64 + dn).max(0) as u64,
+                    };
+                    let truth = literal(&g, now, best, new);
+                    assert_eq!(computed(&g, now, best, new), truth, "{best:?} {new:?}");
+                    if let Some(order) = g.key_order(now, best, new) {
+                        assert_eq!(order, truth, "{best:?} {new:?}");
+                    }
+                }
+            }
+        }
+        // Real weights of ±1 / (x_n · n_b): `(x_b − x_n) · n_b + Δn · x_n = ±1` from Bézout's
+        // identity, where rounding decides the computed sign.
+        let mut decided = 0;
+        for xn in [
+            1_000_003i64,
+            7_654_321,
+            99_999_989,
+            1 << 40 | 1,
+            (1 << 47) - 1,
+        ] {
+            for nb in [2_003i64, 65_537, 999_983, 16_777_259] {
+                let (g0, a, b) = ext_gcd(nb, xn); // a·nb + b·xn = 1
+                assert_eq!(g0, 1);
+                for sign in [1i64, -1] {
+                    // Shift along the solutions until both keys are valid.
+                    let (mut dx, mut dn) = (sign * a, sign * b);
+                    while nb + dn < 0 {
+                        dx -= xn;
+                        dn += nb;
+                    }
+                    while xn + dx < 1 {
+                        dx += xn;
+                        dn -= nb;
+                    }
+                    if nb + dn < 0 {
+                        continue;
+                    }
+                    let best = Key {
+                        cmax: xn + dx,
+                        nondelayed: nb as u64,
+                    };
+                    let new = Key {
+                        cmax: xn,
+                        nondelayed: (nb + dn) as u64,
+                    };
+                    let truth = literal(&g, now, best, new);
+                    assert_eq!(computed(&g, now, best, new), truth, "{best:?} {new:?}");
+                    if let Some(order) = g.key_order(now, best, new) {
+                        decided += 1;
+                        assert_eq!(order, truth, "{best:?} {new:?}");
+                    }
+                }
+            }
+        }
+        assert!(decided < 40, "close calls are left to the computed weight");
+    }
+
+    /// `(g, a, b)` with `a·x + b·y = g = gcd(x, y)`.
+    fn ext_gcd(x: i64, y: i64) -> (i64, i64, i64) {
+        if y == 0 {
+            (x, 1, 0)
+        } else {
+            let (g, a, b) = ext_gcd(y, x % y);
+            (g, b, a - (x / y) * b)
+        }
+    }
+}
