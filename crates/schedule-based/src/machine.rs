@@ -103,6 +103,8 @@ pub struct Scratch {
     events: Vec<(Time, i32)>,
     /// A list-scheduling state being advanced past a checkpoint (a candidate's, or a replay).
     row: Vec<Time>,
+    /// The jobs a re-compaction moved: `(old start, old end, new start, new end, CPUs)`.
+    moves: Vec<(Time, Time, Time, Time, i32)>,
     /// A candidate's planned list (the from-scratch compaction of [`compact`]).
     pub list: Vec<PlannedJob>,
 }
@@ -382,15 +384,18 @@ impl MachineSchedule {
     }
 
     /// Re-compacts from position `p` after the list changed there (an insertion or a
-    /// removal), from `state`, the pass's state before `p` (unchanged by the change). Returns
-    /// whether a job from `skip_from` on got another start.
+    /// removal), from `state`, the pass's state before `p` (unchanged by the change). Lists in
+    /// `moves` the jobs from `skip_from` on that got another start. Returns the old tail's
+    /// buffer.
     fn recompact_from(
         &mut self,
         p: usize,
         skip_from: usize,
         mut state: Vec<Time>,
         now: Time,
-    ) -> (bool, Vec<Time>) {
+        moves: &mut Vec<(Time, Time, Time, Time, i32)>,
+    ) -> Vec<Time> {
+        moves.clear();
         let r = self.busy.len();
         // Rows of jobs before `p` stay; the rest are rewritten.
         self.rows.truncate(p.div_ceil(self.stride) * r);
@@ -401,13 +406,14 @@ impl MachineSchedule {
         } else {
             self.planned[p - 1].start
         };
-        let mut moved = false;
         for (k, job) in self.planned.iter_mut().enumerate().skip(p) {
             if k % self.stride == 0 {
                 self.rows.extend_from_slice(&state);
             }
             let (start, end) = place_on(&mut state, job.procs as usize, job.duration, prev);
-            moved |= k >= skip_from && start != job.start;
+            if k >= skip_from && start != job.start {
+                moves.push((job.start, job.end, start, end, job.procs as i32));
+            }
             job.start = start;
             job.end = end;
             prev = start;
@@ -417,7 +423,37 @@ impl MachineSchedule {
         self.agg = agg;
         // The final state is the new tail; the old tail's buffer goes back to the caller.
         std::mem::swap(&mut self.tail, &mut state);
-        (moved, state)
+        state
+    }
+
+    /// Updates the profile for a change at `now` that added (`Some`) or removed a job's
+    /// rectangle and moved the jobs in `moves`: in place while few jobs moved, else it is
+    /// dropped (and rebuilt by the next query).
+    fn update_profile(
+        &mut self,
+        now: Time,
+        added: Option<&PlannedJob>,
+        removed: Option<&PlannedJob>,
+        moves: &[(Time, Time, Time, Time, i32)],
+    ) {
+        /// Beyond this many moved jobs a rebuild (one sort) is cheaper.
+        const MAX_MOVES: usize = 8;
+        if moves.len() > MAX_MOVES || !self.profile.advance(now) {
+            self.profile.invalidate();
+            return;
+        }
+        if let Some(j) = removed {
+            self.profile.remove_job(now, j.start, j.end, j.procs as i32);
+        }
+        for &(old_start, old_end, _, _, procs) in moves {
+            self.profile.remove_job(now, old_start, old_end, procs);
+        }
+        for &(_, _, start, end, procs) in moves {
+            self.profile.add_job(now, start, end, procs);
+        }
+        if let Some(j) = added {
+            self.profile.add_job(now, j.start, j.end, j.procs as i32);
+        }
     }
 
     /// The earliest suitable gap for a job of `procs` CPUs running `duration` (spec §2.1): the
@@ -500,16 +536,12 @@ impl MachineSchedule {
         self.state_before(position, &mut state);
         self.planned.insert(position, job);
         self.latest_deadline = self.latest_deadline.max(Some(deadline_key(job.deadline)));
-        let (moved, state) = self.recompact_from(position, position + 1, state, now);
-        scratch.row = state;
+        let mut moves = std::mem::take(&mut scratch.moves);
+        scratch.row = self.recompact_from(position, position + 1, state, now, &mut moves);
         work.compacted += self.planned.len() as u64;
         let job = self.planned[position];
-        if !moved && self.profile.advance(now) {
-            self.profile
-                .add_job(now, job.start, job.end, job.procs as i32);
-        } else {
-            self.profile.invalidate();
-        }
+        self.update_profile(now, Some(&job), None, &moves);
+        scratch.moves = moves;
     }
 
     /// Removes the planned job at `position` and re-compacts (later jobs may start earlier).
@@ -525,15 +557,11 @@ impl MachineSchedule {
         self.state_before(position, &mut state);
         let job = self.planned.remove(position);
         self.refresh_latest_deadline();
-        let (moved, state) = self.recompact_from(position, position, state, now);
-        scratch.row = state;
+        let mut moves = std::mem::take(&mut scratch.moves);
+        scratch.row = self.recompact_from(position, position, state, now, &mut moves);
         work.compacted += self.planned.len() as u64;
-        if !moved && self.profile.advance(now) {
-            self.profile
-                .remove_job(now, job.start, job.end, job.procs as i32);
-        } else {
-            self.profile.invalidate();
-        }
+        self.update_profile(now, None, Some(&job), &moves);
+        scratch.moves = moves;
         job
     }
 

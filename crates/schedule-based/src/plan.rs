@@ -681,13 +681,20 @@ impl GridSchedule {
         let mut best_key = self.key();
         // Moves change neither the planned work nor `now`.
         let mut memo = UsageMemo::default();
+        // The source of the last iteration: it stays the source until a machine is used up or
+        // a move changes the delayed counts (most iterations of a short tabu list move
+        // nothing), so the choice is not redone over every machine each time.
+        let mut chosen: Option<Option<usize>> = None;
         for _ in 0..iterations {
             // The unused machine with the most delayed planned jobs (ties: lowest index).
-            let source = (0..n)
-                .filter(|&k| !used[k])
-                .max_by_key(|&k| (self.machines[k].delayed(), std::cmp::Reverse(k)));
+            let source = *chosen.get_or_insert_with(|| {
+                (0..n)
+                    .filter(|&k| !used[k])
+                    .max_by_key(|&k| (self.machines[k].delayed(), std::cmp::Reverse(k)))
+            });
             let Some(source) = source else {
                 used.fill(false);
+                chosen = None;
                 continue;
             };
             let Some(position) = self.machines[source]
@@ -696,6 +703,7 @@ impl GridSchedule {
                 .rposition(|j| !self.tabu_mark[j.index as usize])
             else {
                 used[source] = true;
+                chosen = None;
                 continue;
             };
             let moved = self.machines[source].planned()[position];
@@ -754,6 +762,7 @@ impl GridSchedule {
                 }
             }
             if let Some((j, gap)) = accepted {
+                chosen = None;
                 std::mem::swap(&mut self.machines[source], &mut self.spare);
                 let pj = self.planned(&info, j, offset);
                 self.machines[j].insert(gap.position, pj, now, &mut self.scratch, &mut self.work);
