@@ -51,6 +51,7 @@ pub mod io;
 pub mod machine;
 pub mod metrics;
 pub mod plan;
+mod profile;
 pub mod run;
 pub mod workload;
 

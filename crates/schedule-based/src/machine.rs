@@ -5,6 +5,7 @@
 //! a running job can neither move nor change. Planned jobs carry their compacted start and end.
 
 use crate::Time;
+use crate::profile::{UsageProfile, build_profile, first_fit};
 
 /// A job in a machine's planned list.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -102,6 +103,8 @@ pub struct Scratch {
     events: Vec<(Time, i32)>,
     /// A list-scheduling state being advanced past a checkpoint (a candidate's, or a replay).
     row: Vec<Time>,
+    /// The jobs a re-compaction moved: `(old start, old end, new start, new end, CPUs)`.
+    moves: Vec<(Time, Time, Time, Time, i32)>,
     /// A candidate's planned list (the from-scratch compaction of [`compact`]).
     pub list: Vec<PlannedJob>,
 }
@@ -208,17 +211,6 @@ pub struct Gap {
     pub position: usize,
 }
 
-/// One step of a machine's used-CPU profile: from `t` on, `used` CPUs are busy. `events`
-/// counts the running-job ends and planned starts and ends at `t` (not kept for the first
-/// step, at `now`, which is never removed), so that a job taken out of the profile removes
-/// the steps only it made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Step {
-    t: Time,
-    used: i32,
-    events: u32,
-}
-
 /// One machine's schedule.
 ///
 /// Besides the schedule itself (the CPUs' busy-until times and the compacted list), it keeps
@@ -256,11 +248,20 @@ pub struct MachineSchedule {
     tail: Vec<Time>,
     /// The time the checkpoints were computed at (`None`: stale).
     ckpt_at: Option<Time>,
-    /// The used-CPU step profile from `profile_at` on; `None` once stale. incr-EG-EDF asks
-    /// every machine and then changes one, so a placement rebuilds or updates one profile
-    /// instead of one per machine.
-    profile: Vec<Step>,
-    profile_at: Option<Time>,
+    /// The used-CPU step profile (valid for one `now`). incr-EG-EDF asks every machine and
+    /// then changes one, so a placement rebuilds or updates one profile instead of one per
+    /// machine.
+    profile: UsageProfile,
+    /// The latest deadline key ([`deadline_key`]) of a planned job (`None`: no planned job),
+    /// so that an EDF position at the end of the list (every one of re-computation, which
+    /// inserts in deadline order) is found without reading the list.
+    latest_deadline: Option<(bool, Time)>,
+}
+
+/// A deadline's place in EDF order: no deadline counts as +∞, after every deadline.
+#[inline]
+fn deadline_key(deadline: Option<Time>) -> (bool, Time) {
+    (deadline.is_none(), deadline.unwrap_or(0))
 }
 
 /// Two schedules are equal when their CPUs, lists and aggregates are; the checkpoints and the
@@ -285,9 +286,14 @@ impl MachineSchedule {
             rows: Vec::new(),
             prefix: vec![agg],
             ckpt_at: Some(now),
-            profile: Vec::new(),
-            profile_at: None,
+            profile: UsageProfile::default(),
+            latest_deadline: None,
         }
+    }
+
+    /// Recomputes [`MachineSchedule::latest_deadline`] after jobs left the list.
+    fn refresh_latest_deadline(&mut self) {
+        self.latest_deadline = self.planned.iter().map(|j| deadline_key(j.deadline)).max();
     }
 
     /// Number of CPUs.
@@ -344,7 +350,7 @@ impl MachineSchedule {
         self.agg = agg;
         self.ckpt_at = Some(now);
         if moved {
-            self.profile_at = None;
+            self.profile.invalidate();
         }
         moved
     }
@@ -378,15 +384,18 @@ impl MachineSchedule {
     }
 
     /// Re-compacts from position `p` after the list changed there (an insertion or a
-    /// removal), from `state`, the pass's state before `p` (unchanged by the change). Returns
-    /// whether a job from `skip_from` on got another start.
+    /// removal), from `state`, the pass's state before `p` (unchanged by the change). Lists in
+    /// `moves` the jobs from `skip_from` on that got another start. Returns the old tail's
+    /// buffer.
     fn recompact_from(
         &mut self,
         p: usize,
         skip_from: usize,
         mut state: Vec<Time>,
         now: Time,
-    ) -> (bool, Vec<Time>) {
+        moves: &mut Vec<(Time, Time, Time, Time, i32)>,
+    ) -> Vec<Time> {
+        moves.clear();
         let r = self.busy.len();
         // Rows of jobs before `p` stay; the rest are rewritten.
         self.rows.truncate(p.div_ceil(self.stride) * r);
@@ -397,13 +406,14 @@ impl MachineSchedule {
         } else {
             self.planned[p - 1].start
         };
-        let mut moved = false;
         for (k, job) in self.planned.iter_mut().enumerate().skip(p) {
             if k % self.stride == 0 {
                 self.rows.extend_from_slice(&state);
             }
             let (start, end) = place_on(&mut state, job.procs as usize, job.duration, prev);
-            moved |= k >= skip_from && start != job.start;
+            if k >= skip_from && start != job.start {
+                moves.push((job.start, job.end, start, end, job.procs as i32));
+            }
             job.start = start;
             job.end = end;
             prev = start;
@@ -413,7 +423,37 @@ impl MachineSchedule {
         self.agg = agg;
         // The final state is the new tail; the old tail's buffer goes back to the caller.
         std::mem::swap(&mut self.tail, &mut state);
-        (moved, state)
+        state
+    }
+
+    /// Updates the profile for a change at `now` that added (`Some`) or removed a job's
+    /// rectangle and moved the jobs in `moves`: in place while few jobs moved, else it is
+    /// dropped (and rebuilt by the next query).
+    fn update_profile(
+        &mut self,
+        now: Time,
+        added: Option<&PlannedJob>,
+        removed: Option<&PlannedJob>,
+        moves: &[(Time, Time, Time, Time, i32)],
+    ) {
+        /// Beyond this many moved jobs a rebuild (one sort) is cheaper.
+        const MAX_MOVES: usize = 8;
+        if moves.len() > MAX_MOVES || !self.profile.advance(now) {
+            self.profile.invalidate();
+            return;
+        }
+        if let Some(j) = removed {
+            self.profile.remove_job(now, j.start, j.end, j.procs as i32);
+        }
+        for &(old_start, old_end, _, _, procs) in moves {
+            self.profile.remove_job(now, old_start, old_end, procs);
+        }
+        for &(_, _, start, end, procs) in moves {
+            self.profile.add_job(now, start, end, procs);
+        }
+        if let Some(j) = added {
+            self.profile.add_job(now, j.start, j.end, j.procs as i32);
+        }
     }
 
     /// The earliest suitable gap for a job of `procs` CPUs running `duration` (spec §2.1): the
@@ -445,24 +485,13 @@ impl MachineSchedule {
         scratch: &mut Scratch,
         work: &mut Work,
     ) -> Time {
-        if self.profile_at != Some(now) {
-            build_profile(
-                &self.busy,
-                &self.planned,
-                now,
-                &mut scratch.events,
-                &mut self.profile,
-            );
-            self.profile_at = Some(now);
+        // A profile of this schedule at an earlier time is moved to `now`; any other is rebuilt.
+        if !self.profile.advance(now) {
+            self.profile
+                .rebuild(&self.busy, &self.planned, now, &mut scratch.events);
         }
-        first_fit(
-            &self.profile,
-            self.busy.len() as i32,
-            procs,
-            duration,
-            now,
-            work,
-        )
+        self.profile
+            .first_fit(self.busy.len(), procs, duration, now, work)
     }
 
     /// The list position of a gap starting at `start`: before the first planned job starting
@@ -474,6 +503,13 @@ impl MachineSchedule {
     /// Where EDF insertion puts a job with `deadline` (spec §2.2): before the first planned job
     /// with a later deadline (no deadline counts as +∞), else at the end.
     pub fn edf_position(&self, deadline: Option<Time>) -> usize {
+        // `later` below is exactly "a greater deadline key".
+        if self
+            .latest_deadline
+            .is_none_or(|latest| latest <= deadline_key(deadline))
+        {
+            return self.planned.len();
+        }
         let later = |d: Option<Time>| match (d, deadline) {
             (None, _) => deadline.is_some(),
             (Some(_), None) => false,
@@ -499,15 +535,13 @@ impl MachineSchedule {
         let mut state = std::mem::take(&mut scratch.row);
         self.state_before(position, &mut state);
         self.planned.insert(position, job);
-        let (moved, state) = self.recompact_from(position, position + 1, state, now);
-        scratch.row = state;
+        self.latest_deadline = self.latest_deadline.max(Some(deadline_key(job.deadline)));
+        let mut moves = std::mem::take(&mut scratch.moves);
+        scratch.row = self.recompact_from(position, position + 1, state, now, &mut moves);
         work.compacted += self.planned.len() as u64;
         let job = self.planned[position];
-        if self.profile_at == Some(now) && !moved {
-            add_job(&mut self.profile, now, job.start, job.end, job.procs as i32);
-        } else {
-            self.profile_at = None;
-        }
+        self.update_profile(now, Some(&job), None, &moves);
+        scratch.moves = moves;
     }
 
     /// Removes the planned job at `position` and re-compacts (later jobs may start earlier).
@@ -522,14 +556,12 @@ impl MachineSchedule {
         let mut state = std::mem::take(&mut scratch.row);
         self.state_before(position, &mut state);
         let job = self.planned.remove(position);
-        let (moved, state) = self.recompact_from(position, position, state, now);
-        scratch.row = state;
+        self.refresh_latest_deadline();
+        let mut moves = std::mem::take(&mut scratch.moves);
+        scratch.row = self.recompact_from(position, position, state, now, &mut moves);
         work.compacted += self.planned.len() as u64;
-        if self.profile_at == Some(now) && !moved {
-            remove_job(&mut self.profile, now, job.start, job.end, job.procs as i32);
-        } else {
-            self.profile_at = None;
-        }
+        self.update_profile(now, None, Some(&job), &moves);
+        scratch.moves = moves;
         job
     }
 
@@ -554,6 +586,7 @@ impl MachineSchedule {
         into.planned.clone_from(&self.planned);
         into.agg = self.agg;
         into.stride = self.stride;
+        into.latest_deadline = self.latest_deadline;
         // The row `position` starts from, and the prefix aggregates up to it.
         let q = position / self.stride;
         into.rows.clear();
@@ -562,16 +595,14 @@ impl MachineSchedule {
         into.prefix.extend_from_slice(&self.prefix[..=position]);
         // The tail is recomputed by the removal.
         into.ckpt_at = self.ckpt_at;
-        into.profile_at = self.profile_at;
-        if self.profile_at.is_some() {
-            into.profile.clone_from(&self.profile);
-        }
+        into.profile.copy_from(&self.profile);
         into.remove(position, now, scratch, work)
     }
 
     /// Takes every planned job out (re-computation), leaving the running ones.
     pub fn drain_planned(&mut self, now: Time, out: &mut Vec<PlannedJob>) {
         out.append(&mut self.planned);
+        self.latest_deadline = None;
         self.agg = Aggregates::of_running(&self.busy, now);
         // The checkpoints of the empty list: the CPUs' free times.
         self.tail.clear();
@@ -581,7 +612,7 @@ impl MachineSchedule {
         self.prefix.clear();
         self.prefix.push(self.agg);
         self.ckpt_at = Some(now);
-        self.profile_at = None;
+        self.profile.invalidate();
     }
 
     /// The aggregates the list would have with `job` inserted at `position`, and the job's
@@ -638,7 +669,9 @@ impl MachineSchedule {
         if due == 0 {
             return;
         }
-        self.profile_at = None;
+        // Starting jobs changes no CPU's usage over time, so a profile moved to `now` stays
+        // the schedule's.
+        let keep_profile = self.profile.advance(now);
         self.ckpt_at = None;
         let free = &mut scratch.free;
         free.clear();
@@ -650,6 +683,9 @@ impl MachineSchedule {
         );
         for job in &self.planned[..due] {
             let r = job.procs as usize;
+            if keep_profile {
+                self.profile.started(now, job.end, job.procs);
+            }
             free.select_nth_unstable(r - 1);
             debug_assert!(free[r - 1].0 <= now, "a due job's CPUs are free now");
             for f in &mut free[..r] {
@@ -658,6 +694,7 @@ impl MachineSchedule {
             }
         }
         started.extend(self.planned.drain(..due));
+        self.refresh_latest_deadline();
         // The remaining jobs keep their starts: they were compacted against the same CPUs.
         self.agg.nondelayed -= started[started.len() - due..]
             .iter()
@@ -678,10 +715,17 @@ impl MachineSchedule {
     /// checkpoints equal the rows, prefix aggregates and tail of a full compaction whose
     /// starts are the planned ones, and a valid profile equals the one built afresh.
     pub fn check_caches(&self, now: Time) -> Result<(), String> {
+        let latest = self.planned.iter().map(|j| deadline_key(j.deadline)).max();
+        if latest != self.latest_deadline {
+            return Err(format!(
+                "latest deadline {:?}, the list's is {latest:?}",
+                self.latest_deadline
+            ));
+        }
         if self.ckpt_at == Some(now) {
             let mut fresh = self.clone();
             fresh.ckpt_at = None;
-            fresh.profile_at = None;
+            fresh.profile.invalidate();
             let moved = fresh.rebuild(now);
             if moved || fresh.planned != self.planned {
                 return Err("the planned starts are not the compaction's".into());
@@ -699,13 +743,13 @@ impl MachineSchedule {
                 ));
             }
         }
-        if self.profile_at == Some(now) {
+        if self.profile.valid_at(now) {
             let mut steps = Vec::new();
             build_profile(&self.busy, &self.planned, now, &mut Vec::new(), &mut steps);
-            if steps != self.profile {
+            if steps != self.profile.steps() {
                 return Err(format!(
-                    "profile differs: {:?} vs {:?}",
-                    self.profile, steps
+                    "profile differs: {:?} vs {steps:?}",
+                    self.profile.steps()
                 ));
             }
         }
@@ -740,142 +784,6 @@ pub fn earliest_gap_from_scratch(
     );
     let position = machine.planned.partition_point(|j| j.start <= start);
     Gap { start, position }
-}
-
-/// The used-CPU step profile of CPUs busy until `busy` and the compacted `planned` jobs, from
-/// `now` on: a step at `now` and at every later time where some running job ends or some
-/// planned job starts or ends.
-fn build_profile(
-    busy: &[Time],
-    planned: &[PlannedJob],
-    now: Time,
-    events: &mut Vec<(Time, i32)>,
-    steps: &mut Vec<Step>,
-) {
-    events.clear();
-    let mut used_now = 0;
-    for &b in busy {
-        if b > now {
-            used_now += 1;
-            events.push((b, -1));
-        }
-    }
-    for j in planned {
-        events.push((j.start, j.procs as i32));
-        events.push((j.end, -(j.procs as i32)));
-    }
-    events.sort_unstable();
-    steps.clear();
-    steps.push(Step {
-        t: now,
-        used: used_now,
-        events: 0,
-    });
-    for &(t, d) in events.iter() {
-        let last = steps.last_mut().expect("non-empty");
-        if t <= last.t {
-            last.used += d;
-            if last.t > now {
-                last.events += 1;
-            }
-        } else {
-            let used = last.used + d;
-            steps.push(Step { t, used, events: 1 });
-        }
-    }
-}
-
-/// The index of the step at `t` (`t ≥ now`), made if there is none (it inherits the usage
-/// before it); the first step stands for every time up to `now`. Counts the event at `t`.
-fn step_at(steps: &mut Vec<Step>, now: Time, t: Time) -> usize {
-    if t <= now {
-        return 0;
-    }
-    let i = steps.partition_point(|s| s.t < t);
-    if i < steps.len() && steps[i].t == t {
-        steps[i].events += 1;
-    } else {
-        let used = steps[i - 1].used;
-        steps.insert(i, Step { t, used, events: 1 });
-    }
-    i
-}
-
-/// Adds a job of `procs` CPUs over `[start, end)` to the profile, exactly as a rebuild with
-/// it among the planned jobs would have it.
-fn add_job(steps: &mut Vec<Step>, now: Time, start: Time, end: Time, procs: i32) {
-    let i = step_at(steps, now, start);
-    let j = step_at(steps, now, end);
-    for s in &mut steps[i..j] {
-        s.used += procs;
-    }
-}
-
-/// Takes a job of `procs` CPUs over `[start, end)` out of the profile, and the steps only its
-/// start or end made.
-fn remove_job(steps: &mut Vec<Step>, now: Time, start: Time, end: Time, procs: i32) {
-    let find = |steps: &[Step], t: Time| {
-        if t <= now {
-            0
-        } else {
-            let i = steps.partition_point(|s| s.t < t);
-            debug_assert!(steps[i].t == t, "the job's events are in the profile");
-            i
-        }
-    };
-    let i = find(steps, start);
-    let j = find(steps, end);
-    for s in &mut steps[i..j] {
-        s.used -= procs;
-    }
-    if j > 0 {
-        steps[j].events -= 1;
-    }
-    if i > 0 {
-        steps[i].events -= 1;
-    }
-    if j > 0 && steps[j].events == 0 {
-        steps.remove(j);
-    }
-    if i > 0 && i != j && steps[i].events == 0 {
-        steps.remove(i);
-    }
-}
-
-/// The earliest `t ≥ now` with at least `procs` of `cap` CPUs free over `[t, t + duration)` on
-/// the step profile `steps`. A start can only be `now` or a time where usage falls, and a
-/// window that meets a step with too few free CPUs rules out every start before that step's
-/// end.
-fn first_fit(
-    steps: &[Step],
-    cap: i32,
-    procs: u32,
-    duration: Time,
-    now: Time,
-    work: &mut Work,
-) -> Time {
-    let need = procs as i32;
-    let mut candidate = 0;
-    while candidate < steps.len() {
-        let t = steps[candidate].t;
-        let mut k = candidate;
-        let mut ok = true;
-        while k < steps.len() && steps[k].t < t + duration {
-            work.scanned += 1;
-            if cap - steps[k].used < need {
-                ok = false;
-                break;
-            }
-            k += 1;
-        }
-        if ok {
-            return t;
-        }
-        // Every start before the end of step k overlaps it.
-        candidate = k + 1;
-    }
-    // After the last step every CPU is free.
-    steps.last().map_or(now, |s| s.t)
 }
 
 #[cfg(test)]

@@ -63,6 +63,24 @@ fn weight_sign(best: Objective, new: Objective, epsilon: f64) -> std::cmp::Order
         if new.nondelayed > best.nondelayed && new.usage >= best.usage {
             return Ordering::Greater;
         }
+        if new.nondelayed == best.nondelayed {
+            // The deadline term is +0.0, so `w` is the usage term (a −0.0 one makes +0.0):
+            // its numerator's sign, unless the quotient underflows to zero. It cannot when
+            // |du| > den · 1e-200: then |du| / den exceeds 1e-200 (den ≥ 1e-100), or, where
+            // that product underflows (den < 1e-100 < 1), it is at least |du| > 0.
+            let du = new.usage - best.usage;
+            let den = best.usage.max(epsilon);
+            if du == 0.0 {
+                return Ordering::Equal;
+            }
+            if du.abs() > den * 1e-200 {
+                return if du > 0.0 {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                };
+            }
+        }
     }
     let w = weight(best, new, epsilon);
     if w > 0.0 {
@@ -108,6 +126,31 @@ struct Candidate {
     end: Time,
 }
 
+/// Rows of job durations on every machine, one per planned job, reused after the job starts.
+#[derive(Debug, Clone, Default)]
+struct Durations {
+    /// By job index: its row, or [`NO_ROW`].
+    slot: Vec<u32>,
+    /// Row `r` holds machines `0..M` from `r · M`.
+    rows: Vec<Time>,
+    /// Rows of started jobs.
+    free: Vec<u32>,
+}
+
+const NO_ROW: u32 = u32::MAX;
+
+impl Durations {
+    /// The job left the schedule: its row can be reused.
+    fn release(&mut self, index: u32) {
+        if let Some(slot) = self.slot.get_mut(index as usize)
+            && *slot != NO_ROW
+        {
+            self.free.push(*slot);
+            *slot = NO_ROW;
+        }
+    }
+}
+
 /// The three largest machine ends, so that the predicted makespan of a candidate that changes
 /// one or two machines is found in constant time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,8 +194,12 @@ pub struct GridSchedule {
     arrived_work: f64,
     /// `Σ R_i · s_i`.
     capacity: f64,
-    /// Each machine's speed (the duration of a job on it is computed per candidate).
+    /// Each machine's speed.
     speeds: Vec<u32>,
+    /// Each planned job's duration on every machine: computed once per job instead of once
+    /// per candidate (re-computation places every planned job on every machine at every
+    /// arrival, Tabu search moves a few jobs many times, and each is a 64-bit division).
+    durations: Durations,
     scratch: Scratch,
     /// A machine schedule reused for Tabu search's "source without the moved job".
     spare: MachineSchedule,
@@ -186,6 +233,7 @@ impl GridSchedule {
             arrived_work: 0.0,
             capacity,
             speeds,
+            durations: Durations::default(),
             scratch: Scratch::default(),
             spare: MachineSchedule::new(1, now),
             tabu_mark: Vec::new(),
@@ -222,11 +270,37 @@ impl GridSchedule {
         }
     }
 
-    fn planned(&self, job: &JobInfo, m: usize) -> PlannedJob {
+    /// The offset in `durations.rows` of `job`'s durations on every machine (computed if it
+    /// has none).
+    fn durations_of(&mut self, job: &JobInfo) -> usize {
+        let n = self.machines.len();
+        let index = job.index as usize;
+        if index >= self.durations.slot.len() {
+            self.durations.slot.resize(index + 1, NO_ROW);
+        }
+        if self.durations.slot[index] != NO_ROW {
+            return self.durations.slot[index] as usize * n;
+        }
+        let row = match self.durations.free.pop() {
+            Some(row) => row as usize,
+            None => {
+                self.durations.rows.resize(self.durations.rows.len() + n, 0);
+                self.durations.rows.len() / n - 1
+            }
+        };
+        self.durations.slot[index] = row as u32;
+        for m in 0..n {
+            self.durations.rows[row * n + m] = self.duration(m, job.run);
+        }
+        row * n
+    }
+
+    /// `job` on machine `m`, its duration from the row at `offset` ([`Self::durations_of`]).
+    fn planned(&self, job: &JobInfo, m: usize, offset: usize) -> PlannedJob {
         PlannedJob {
             index: job.index,
             procs: job.procs,
-            duration: self.duration(m, job.run),
+            duration: self.durations.rows[offset + m],
             deadline: job.deadline,
             release: job.release,
             id: job.id,
@@ -261,6 +335,106 @@ impl GridSchedule {
         }
     }
 
+    /// The sign of the criterion's weight of the schedule with key `new` against the one with
+    /// key `best`, from the keys alone when it follows from them, exactly (`None`: evaluate).
+    ///
+    /// The usage term is `W / (CAP · x)` with `x` the predicted makespan (from `now`, or from
+    /// time 0 under [`UsageDefinition::FromZero`]) as a whole number of time units. When `W`
+    /// and `CAP` are normal numbers within `[1e-100, 1e100]`, `epsilon < 1` and both `x` lie
+    /// in `[1, 2^48)`, the makespan decides the usage strictly: `x_n ≥ x_b + 1 ≥ x_b (1 +
+    /// 2^-48)`, so after the rounding of the product and of the quotient (`2^-53` each) the
+    /// usages still differ by a factor above `1 + 2^-50`, and their relative difference over
+    /// the usage denominator stays a normal number (no underflow to a tie). The non-delayed
+    /// counts are whole numbers, so their term is zero or at least `2^-53` in magnitude. The
+    /// weight's sign is then the two terms' common sign, or the one non-zero term's; only a
+    /// candidate that trades one objective for the other is evaluated. (Debug builds check
+    /// every decided sign against [`weight`].)
+    fn key_order(&self, now: Time, best: Key, new: Key) -> Option<std::cmp::Ordering> {
+        use std::cmp::Ordering;
+        if best == new {
+            return Some(Ordering::Equal);
+        }
+        let eps = self.config.epsilon;
+        let (w, xb, xn) = match self.config.usage {
+            UsageDefinition::Predicted => (self.planned_work, best.cmax - now, new.cmax - now),
+            UsageDefinition::FromZero => (self.arrived_work, best.cmax, new.cmax),
+        };
+        const LIMIT: Time = 1 << 48;
+        let normal = |v: f64| (1e-100..=1e100).contains(&v);
+        if !(eps > 0.0
+            && eps < 1.0
+            && normal(w)
+            && normal(self.capacity)
+            && (1..LIMIT).contains(&xb)
+            && (1..LIMIT).contains(&xn))
+        {
+            return None;
+        }
+        // A smaller makespan is a higher usage.
+        let usage = xb.cmp(&xn);
+        let deadline = new.nondelayed.cmp(&best.nondelayed);
+        let sign = match (usage, deadline) {
+            (u, Ordering::Equal) => u,
+            (Ordering::Equal, d) => d,
+            (u, d) if u == d => u,
+            _ => self.traded_order(w, xb, xn, best, new)?,
+        };
+        debug_assert_eq!(
+            sign,
+            weight_sign(
+                self.objective_of(now, best),
+                self.objective_of(now, new),
+                eps
+            ),
+            "the keys decide the weight's sign"
+        );
+        Some(sign)
+    }
+
+    /// [`GridSchedule::key_order`]'s remaining case: one term positive, the other negative.
+    ///
+    /// In real numbers the usage term is `x_b / x_n − 1` (the usages are `W / (CAP · x)`)
+    /// and the deadline term `Δn / n_b`, so the weight is `N / (x_n · n_b)` with the integer
+    /// `N = (x_b − x_n) · n_b + Δn · x_n`. Evaluated in floating point (two roundings per
+    /// usage, then the subtraction, the two quotients and the sum) the weight is off by less
+    /// than `2^-48 · (1 + |usage term| + |deadline term|)`, given that both usages exceed
+    /// `epsilon` (so it is not the denominator) — which `W / CAP > epsilon · 2^50` ensures
+    /// for `x < 2^48`. Where the real weight exceeds `2^-32` times that bracket its sign is
+    /// the computed one; in integers, `2^32 · |N| > x_n · n_b + |x_b − x_n| · n_b + |Δn| ·
+    /// x_n` (everything below `2^122` when `n_b < 2^40`). Closer calls are evaluated.
+    fn traded_order(
+        &self,
+        w: f64,
+        xb: Time,
+        xn: Time,
+        best: Key,
+        new: Key,
+    ) -> Option<std::cmp::Ordering> {
+        const MAX_COUNT: u64 = 1 << 40;
+        let nb = self.nondelayed_count(best);
+        let nn = self.nondelayed_count(new);
+        if !(w / self.capacity > self.config.epsilon * (1u64 << 50) as f64
+            && (1..MAX_COUNT).contains(&nb)
+            && nn < MAX_COUNT)
+        {
+            return None;
+        }
+        let (xb, xn, nb, nn) = (
+            i128::from(xb),
+            i128::from(xn),
+            i128::from(nb),
+            i128::from(nn),
+        );
+        let dn = nn - nb;
+        let numerator = (xb - xn) * nb + dn * xn;
+        let bracket = xn * nb + (xb - xn).abs() * nb + dn.abs() * xn;
+        if (numerator.abs() << 32) > bracket {
+            Some(numerator.cmp(&0))
+        } else {
+            None
+        }
+    }
+
     /// The usage term of a schedule whose predicted makespan is `cmax`.
     fn usage_of(&self, now: Time, cmax: Time) -> f64 {
         let eps = self.config.epsilon;
@@ -276,12 +450,16 @@ impl GridSchedule {
 
     /// The non-delayed term of a schedule with `key.nondelayed` planned non-delayed jobs.
     fn nondelayed_of(&self, key: Key) -> f64 {
-        let nondelayed = key.nondelayed
+        self.nondelayed_count(key) as f64
+    }
+
+    /// The jobs the non-delayed term counts in a schedule with key `key`.
+    fn nondelayed_count(&self, key: Key) -> u64 {
+        key.nondelayed
             + match self.config.nondelayed {
                 NondelayedScope::All => self.fixed_nondelayed,
                 NondelayedScope::PlannedOnly => 0,
-            };
-        nondelayed as f64
+            }
     }
 
     /// The current schedule's objective.
@@ -351,16 +529,17 @@ impl GridSchedule {
         let Some(best) = best else {
             return true;
         };
-        let sign = if best.key == new.key {
-            Ordering::Equal
-        } else {
-            let b = *best
-                .objective
-                .get_or_insert_with(|| self.objective_memo(now, best.key, memo));
-            let n = *new
-                .objective
-                .get_or_insert_with(|| self.objective_memo(now, new.key, memo));
-            weight_sign(b, n, self.config.epsilon)
+        let sign = match self.key_order(now, best.key, new.key) {
+            Some(sign) => sign,
+            None => {
+                let b = *best
+                    .objective
+                    .get_or_insert_with(|| self.objective_memo(now, best.key, memo));
+                let n = *new
+                    .objective
+                    .get_or_insert_with(|| self.objective_memo(now, new.key, memo));
+                weight_sign(b, n, self.config.epsilon)
+            }
         };
         match sign {
             Ordering::Equal => {
@@ -378,11 +557,12 @@ impl GridSchedule {
         let mut best: Option<Candidate> = None;
         let mut tied = false;
         let mut memo = UsageMemo::default();
+        let offset = self.durations_of(job);
         for i in 0..self.machines.len() {
             if self.machines[i].cpus() < job.procs {
                 continue;
             }
-            let pj = self.planned(job, i);
+            let pj = self.planned(job, i, offset);
             let start = self.machines[i].earliest_start(
                 job.procs,
                 pj.duration,
@@ -429,7 +609,7 @@ impl GridSchedule {
         self.work.placements += 1;
         self.work.tied_placements += u64::from(tied);
         let m = best.machine;
-        let pj = self.planned(job, m);
+        let pj = self.planned(job, m, offset);
         self.machines[m].insert(best.position, pj, now, &mut self.scratch, &mut self.work);
         self.refresh_totals();
         // An EG candidate was evaluated without compaction: this checks that it moved nobody.
@@ -501,13 +681,20 @@ impl GridSchedule {
         let mut best_key = self.key();
         // Moves change neither the planned work nor `now`.
         let mut memo = UsageMemo::default();
+        // The source of the last iteration: it stays the source until a machine is used up or
+        // a move changes the delayed counts (most iterations of a short tabu list move
+        // nothing), so the choice is not redone over every machine each time.
+        let mut chosen: Option<Option<usize>> = None;
         for _ in 0..iterations {
             // The unused machine with the most delayed planned jobs (ties: lowest index).
-            let source = (0..n)
-                .filter(|&k| !used[k])
-                .max_by_key(|&k| (self.machines[k].delayed(), std::cmp::Reverse(k)));
+            let source = *chosen.get_or_insert_with(|| {
+                (0..n)
+                    .filter(|&k| !used[k])
+                    .max_by_key(|&k| (self.machines[k].delayed(), std::cmp::Reverse(k)))
+            });
             let Some(source) = source else {
                 used.fill(false);
+                chosen = None;
                 continue;
             };
             let Some(position) = self.machines[source]
@@ -516,10 +703,12 @@ impl GridSchedule {
                 .rposition(|j| !self.tabu_mark[j.index as usize])
             else {
                 used[source] = true;
+                chosen = None;
                 continue;
             };
             let moved = self.machines[source].planned()[position];
             let info = jobs[moved.index as usize];
+            let offset = self.durations_of(&info);
             // The source without the job (later jobs may start earlier).
             self.machines[source].copy_without(
                 position,
@@ -535,41 +724,47 @@ impl GridSchedule {
                 if self.machines[j].cpus() < info.procs {
                     continue;
                 }
-                let pj = self.planned(&info, j);
+                let pj = self.planned(&info, j, offset);
                 let target = if j == source {
                     &mut self.spare
                 } else {
                     &mut self.machines[j]
                 };
-                let gap = target.earliest_gap(
+                let start = target.earliest_start(
                     info.procs,
                     pj.duration,
                     now,
                     &mut self.scratch,
                     &mut self.work,
                 );
-                let agg = target.aggregates_with_gap(gap, &pj);
+                let agg = target.aggregates_with_gap(Gap { start, position: 0 }, &pj);
                 self.work.candidates += 1;
                 let key = if j == source {
                     self.key_with((source, agg), None)
                 } else {
                     self.key_with((source, source_after), Some((j, agg)))
                 };
-                // The same key scores exactly like the best: rejected without evaluating.
-                if key == best_key {
-                    continue;
-                }
-                let obj = self.objective_memo(now, key, &mut memo);
-                if weight_sign(best, obj, eps) == std::cmp::Ordering::Greater {
-                    accepted = Some((j, gap));
-                    best = obj;
+                let sign = match self.key_order(now, best_key, key) {
+                    Some(sign) => sign,
+                    None => weight_sign(best, self.objective_memo(now, key, &mut memo), eps),
+                };
+                if sign == std::cmp::Ordering::Greater {
+                    // The position is needed only now (a binary search over the list).
+                    let position = if j == source {
+                        self.spare.gap_position(start)
+                    } else {
+                        self.machines[j].gap_position(start)
+                    };
+                    accepted = Some((j, Gap { start, position }));
+                    best = self.objective_memo(now, key, &mut memo);
                     best_key = key;
                     break;
                 }
             }
             if let Some((j, gap)) = accepted {
+                chosen = None;
                 std::mem::swap(&mut self.machines[source], &mut self.spare);
-                let pj = self.planned(&info, j);
+                let pj = self.planned(&info, j, offset);
                 self.machines[j].insert(gap.position, pj, now, &mut self.scratch, &mut self.work);
                 self.refresh_totals();
                 debug_assert_eq!(self.key(), best_key);
@@ -607,6 +802,7 @@ impl GridSchedule {
                     self.fixed_nondelayed += 1;
                 }
                 let info = &jobs[job.index as usize];
+                self.durations.release(job.index);
                 self.planned_work -= f64::from(info.procs)
                     * info.run as f64
                     * f64::from(self.platform.reference_speed());
@@ -622,5 +818,192 @@ impl GridSchedule {
     /// Total number of planned jobs.
     pub fn planned_len(&self) -> usize {
         self.machines.iter().map(|m| m.planned().len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gridsched_batch::Machine;
+    use proptest::prelude::*;
+    use std::cmp::Ordering;
+
+    fn grid(config: Config) -> GridSchedule {
+        let platform = Platform::grid(
+            vec![
+                Machine {
+                    cpus: 4,
+                    speed: 200,
+                },
+                Machine {
+                    cpus: 8,
+                    speed: 300,
+                },
+            ],
+            200,
+        )
+        .unwrap();
+        GridSchedule::new(platform, config, 0)
+    }
+
+    /// The order the weight gives, computed (the oracle of the key shortcuts).
+    fn computed(g: &GridSchedule, now: Time, best: Key, new: Key) -> Ordering {
+        weight_sign(
+            g.objective_of(now, best),
+            g.objective_of(now, new),
+            g.config.epsilon,
+        )
+    }
+
+    fn literal(g: &GridSchedule, now: Time, best: Key, new: Key) -> Ordering {
+        let w = weight(
+            g.objective_of(now, best),
+            g.objective_of(now, new),
+            g.config.epsilon,
+        );
+        if w > 0.0 {
+            Ordering::Greater
+        } else if w == 0.0 {
+            Ordering::Equal
+        } else {
+            Ordering::Less
+        }
+    }
+
+    proptest! {
+        /// Whatever the keys decide (`key_order`) and the shortcuts of `weight_sign` are the
+        /// sign of Algorithm 2's weight as computed, over makespans and counts from tiny to
+        /// beyond the shortcuts' limits, work from 0 to huge, both usage readings, both
+        /// non-delayed scopes and floors of the denominators from 0 to above 1.
+        #[test]
+        fn key_shortcuts_give_the_weights_sign(
+            work_exp in -120i32..120,
+            fixed in 0u64..5000,
+            from_zero in any::<bool>(),
+            planned_only in any::<bool>(),
+            eps in prop_oneof![Just(1e-13), Just(0.0), Just(2.0), Just(1e-300)],
+            now in 0i64..1_000_000,
+            b in (0i64..(1 << 50), 0u64..3000),
+            d in (-2000i64..2000, -3i64..3, prop_oneof![Just(0i64), 1i64..1000, 0i64..(1 << 50)]),
+        ) {
+            let mut g = grid(Config {
+                epsilon: eps,
+                usage: if from_zero {
+                    UsageDefinition::FromZero
+                } else {
+                    UsageDefinition::Predicted
+                },
+                nondelayed: if planned_only {
+                    NondelayedScope::PlannedOnly
+                } else {
+                    NondelayedScope::All
+                },
+                ..Config::default()
+            });
+            g.planned_work = 1.37 * 10f64.powi(work_exp);
+            g.arrived_work = 2.11 * 10f64.powi(work_exp);
+            g.fixed_nondelayed = fixed;
+            let best = Key { cmax: now + b.0, nondelayed: b.1 };
+            // Near and far makespans, equal ones included.
+            let cmax = if d.2 == 0 { best.cmax + d.0 } else { best.cmax + d.2 * d.0.signum() };
+            let new = Key {
+                cmax: cmax.max(0),
+                nondelayed: (b.1 as i64 + d.1).max(0) as u64,
+            };
+            let truth = literal(&g, now, best, new);
+            prop_assert_eq!(computed(&g, now, best, new), truth);
+            if let Some(order) = g.key_order(now, best, new) {
+                prop_assert_eq!(order, truth);
+            }
+        }
+    }
+
+    /// The close calls the integer test leaves to the computed weight: a makespan one unit
+    /// longer against one more job on time, at the sizes where the two terms nearly cancel.
+    #[test]
+    fn near_cancellations_are_evaluated_or_decided_right() {
+        let mut g = grid(Config::default());
+        g.planned_work = 3.0e9;
+        g.fixed_nondelayed = 0;
+        let now = 0;
+        for x in [1i64, 2, 999, 1000, 1001, 123_456, 1 << 30, (1 << 47) + 5] {
+            for n in [1u64, 2, 999, 1000, 1001, 123_456] {
+                for (dx, dn) in [
+                    (1i64, 1i64),
+                    (-1, -1),
+                    (x, n as i64),
+                    (-x / 2, -(n as i64) / 2),
+                ] {
+                    let best = Key {
+                        cmax: x,
+                        nondelayed: n,
+                    };
+                    let new = Key {
+                        cmax: (x + dx).max(1),
+                        nondelayed: (n as i64 + dn).max(0) as u64,
+                    };
+                    let truth = literal(&g, now, best, new);
+                    assert_eq!(computed(&g, now, best, new), truth, "{best:?} {new:?}");
+                    if let Some(order) = g.key_order(now, best, new) {
+                        assert_eq!(order, truth, "{best:?} {new:?}");
+                    }
+                }
+            }
+        }
+        // Real weights of ±1 / (x_n · n_b): `(x_b − x_n) · n_b + Δn · x_n = ±1` from Bézout's
+        // identity, where rounding decides the computed sign.
+        let mut decided = 0;
+        for xn in [
+            1_000_003i64,
+            7_654_321,
+            99_999_989,
+            1 << 40 | 1,
+            (1 << 47) - 1,
+        ] {
+            for nb in [2_003i64, 65_537, 999_983, 16_777_259] {
+                let (g0, a, b) = ext_gcd(nb, xn); // a·nb + b·xn = 1
+                assert_eq!(g0, 1);
+                for sign in [1i64, -1] {
+                    // Shift along the solutions until both keys are valid.
+                    let (mut dx, mut dn) = (sign * a, sign * b);
+                    while nb + dn < 0 {
+                        dx -= xn;
+                        dn += nb;
+                    }
+                    while xn + dx < 1 {
+                        dx += xn;
+                        dn -= nb;
+                    }
+                    if nb + dn < 0 {
+                        continue;
+                    }
+                    let best = Key {
+                        cmax: xn + dx,
+                        nondelayed: nb as u64,
+                    };
+                    let new = Key {
+                        cmax: xn,
+                        nondelayed: (nb + dn) as u64,
+                    };
+                    let truth = literal(&g, now, best, new);
+                    assert_eq!(computed(&g, now, best, new), truth, "{best:?} {new:?}");
+                    if let Some(order) = g.key_order(now, best, new) {
+                        decided += 1;
+                        assert_eq!(order, truth, "{best:?} {new:?}");
+                    }
+                }
+            }
+        }
+        assert!(decided < 40, "close calls are left to the computed weight");
+    }
+
+    /// `(g, a, b)` with `a·x + b·y = g = gcd(x, y)`.
+    fn ext_gcd(x: i64, y: i64) -> (i64, i64, i64) {
+        if y == 0 {
+            (x, 1, 0)
+        } else {
+            let (g, a, b) = ext_gcd(y, x % y);
+            (g, b, a - (x / y) * b)
+        }
     }
 }

@@ -2,7 +2,9 @@
 //! brute-force oracles where there is one.
 
 use gridsched_batch::{Estimates, Job, Machine, Platform, audit};
-use gridsched_schedule_based::machine::{MachineSchedule, PlannedJob, Scratch, Work};
+use gridsched_schedule_based::machine::{
+    MachineSchedule, PlannedJob, Scratch, Work, compact, earliest_gap_from_scratch,
+};
 use gridsched_schedule_based::workload::GridWorkload;
 use gridsched_schedule_based::{
     Algorithm, Config, GridSchedule, JobInfo, Objective, TabuSetting, accept, run,
@@ -99,6 +101,163 @@ fn machine_strategy() -> impl Strategy<Value = (MachineSchedule, u32, Time)> {
             }
             (m, procs, d)
         })
+}
+
+/// The literal compaction of `list` at `now` on `m`'s CPUs (the oracle of the checkpoints):
+/// the compacted list and its aggregates.
+fn literal(
+    m: &MachineSchedule,
+    list: &[PlannedJob],
+    now: Time,
+) -> (
+    Vec<PlannedJob>,
+    gridsched_schedule_based::machine::Aggregates,
+) {
+    let mut list = list.to_vec();
+    let agg = compact(
+        m.busy(),
+        &mut list,
+        now,
+        &mut Scratch::default(),
+        &mut Work::default(),
+    );
+    (list, agg)
+}
+
+/// Every cache of `m` against a from-scratch computation at `now`: the checkpoints and the
+/// profile (`check_caches`), and the list and aggregates against the literal compaction.
+fn check_machine(m: &MachineSchedule, now: Time) -> Result<(), TestCaseError> {
+    m.check_caches(now).map_err(TestCaseError::fail)?;
+    let (list, agg) = literal(m, m.planned(), now);
+    prop_assert_eq!(&list[..], m.planned(), "the list is compacted");
+    prop_assert_eq!(agg, m.aggregates());
+    Ok(())
+}
+
+/// One operation of [`checkpoints_and_profiles_match_the_from_scratch_oracles`].
+#[derive(Debug, Clone)]
+enum Op {
+    /// Evaluate the EDF-like candidate of a job at a position (as a fraction of the list).
+    Candidate(u32, Time, Option<Time>, usize),
+    /// Ask for the earliest gap of a job (twice: the second from the kept answer).
+    Gap(u32, Time),
+    /// Insert a job at its earliest gap, at its EDF position or at a position.
+    Insert(u32, Time, Option<Time>, u8, usize),
+    /// Remove the job at a position, in place or from a copy (Tabu search's spare).
+    Remove(usize, bool),
+    /// Time moves to the next planned start, or by a step, and the due jobs start.
+    Advance(Time),
+    /// Re-computation takes every planned job out.
+    Drain,
+}
+
+fn op_strategy(cpus: u32) -> impl Strategy<Value = Op> {
+    let dl = prop::option::of(0i64..150);
+    prop_oneof![
+        3 => (1u32..=cpus, 1i64..25, dl.clone(), 0usize..16)
+            .prop_map(|(p, d, dl, at)| Op::Candidate(p, d, dl, at)),
+        3 => (1u32..=cpus, 1i64..25).prop_map(|(p, d)| Op::Gap(p, d)),
+        5 => (1u32..=cpus, 1i64..25, dl, 0u8..3, 0usize..16)
+            .prop_map(|(p, d, dl, how, at)| Op::Insert(p, d, dl, how, at)),
+        2 => (0usize..16, any::<bool>()).prop_map(|(at, copy)| Op::Remove(at, copy)),
+        2 => (0i64..8).prop_map(Op::Advance),
+        1 => Just(Op::Drain),
+    ]
+}
+
+proptest! {
+    /// The checkpointed compaction, the profile kept between queries (updated in place,
+    /// moved forward in time, indexed per CPU need, with kept answers) and Tabu search's copy
+    /// without a job, against their from-scratch oracles: through random insertions,
+    /// removals, candidates, queries, drains and starts at advancing times, every candidate's
+    /// aggregates and end are the literal compaction's, every gap and its scanned-step count
+    /// are the rebuilt profile's, the work counts are the from-scratch algorithms', and every
+    /// cache equals its recomputation. Machines of up to 40 CPUs, so that checkpoints with a
+    /// stride above one job are exercised too.
+    #[test]
+    fn checkpoints_and_profiles_match_the_from_scratch_oracles(
+        (cpus, ops) in prop_oneof![3 => 1u32..=8, 1 => 30u32..=40]
+            .prop_flat_map(|cpus| (Just(cpus), prop::collection::vec(op_strategy(cpus), 1..60))),
+    ) {
+        let mut s = Scratch::default();
+        let mut w = Work::default();
+        let mut m = MachineSchedule::new(cpus, 0);
+        let mut spare = MachineSchedule::new(1, 0);
+        let mut now: Time = 0;
+        let mut next = 0u32;
+        let mut started = Vec::new();
+        let mut drained = Vec::new();
+        for op in ops {
+            let len = m.planned().len();
+            match op {
+                Op::Candidate(p, d, dl, at) => {
+                    let pos = at % (len + 1);
+                    let job = planned(next, p, d, dl);
+                    let before = w;
+                    let (agg, end) = m.aggregates_with(pos, job, now, &mut s, &mut w);
+                    let mut list = m.planned().to_vec();
+                    list.insert(pos, job);
+                    let (list, oracle) = literal(&m, &list, now);
+                    prop_assert_eq!(agg, oracle);
+                    prop_assert_eq!(end, list[pos].end);
+                    prop_assert_eq!(w.compacted - before.compacted, len as u64 + 1);
+                }
+                Op::Gap(p, d) => {
+                    for _ in 0..2 {
+                        let before = w;
+                        let g = m.earliest_gap(p, d, now, &mut s, &mut w);
+                        let mut ow = Work::default();
+                        let oracle = earliest_gap_from_scratch(&m, p, d, now, &mut ow);
+                        prop_assert_eq!(g, oracle);
+                        prop_assert_eq!(g.start, brute_earliest(&m, p, d, now));
+                        prop_assert_eq!(w.scanned - before.scanned, ow.scanned);
+                    }
+                }
+                Op::Insert(p, d, dl, how, at) => {
+                    let pos = match how {
+                        0 => m.earliest_gap(p, d, now, &mut s, &mut w).position,
+                        1 => m.edf_position(dl),
+                        _ => at % (len + 1),
+                    };
+                    let before = w;
+                    m.insert(pos, planned(next, p, d, dl), now, &mut s, &mut w);
+                    next += 1;
+                    prop_assert_eq!(w.compacted - before.compacted, len as u64 + 1);
+                }
+                Op::Remove(at, copy) if len > 0 => {
+                    let pos = at % len;
+                    let mut oracle = m.clone();
+                    let before = w;
+                    let removed = oracle.remove(pos, now, &mut s, &mut w);
+                    prop_assert_eq!(w.compacted - before.compacted, len as u64 - 1);
+                    if copy {
+                        let before = w;
+                        let job = m.copy_without(pos, &mut spare, now, &mut s, &mut w);
+                        prop_assert_eq!(w.compacted - before.compacted, len as u64 - 1);
+                        prop_assert_eq!(job, removed);
+                        prop_assert_eq!(&spare, &oracle);
+                        check_machine(&spare, now)?;
+                        // Tabu search keeps the copy when the move is accepted.
+                        std::mem::swap(&mut m, &mut spare);
+                    } else {
+                        m = oracle;
+                    }
+                }
+                Op::Remove(..) => {}
+                Op::Advance(step) => {
+                    let target = m.planned().first().map_or(now + step, |j| j.start.min(now + step));
+                    now = now.max(target);
+                    started.clear();
+                    m.start_due(now, &mut s, &mut started);
+                }
+                Op::Drain => {
+                    drained.clear();
+                    m.drain_planned(now, &mut drained);
+                }
+            }
+            check_machine(&m, now)?;
+        }
+    }
 }
 
 proptest! {
