@@ -70,7 +70,9 @@ pub mod swf;
 pub use audit::audit;
 pub use config::{Compression, Config, Estimates, FlexWeights, MachineSelect, Policy};
 pub use metrics::{BOUNDED_SLOWDOWN_TAU, Summary};
-pub use output::{BATSIM_COLUMNS, assign_processors, write_batsim_csv};
+pub use output::{
+    BATSIM_COLUMNS, BatsimRows, assign_processors, write_batsim_csv, write_batsim_csv_parallel,
+};
 pub use platform::{Machine, Platform};
 pub use profile::{MAX_CAPACITY, Profile};
 pub use sim::{

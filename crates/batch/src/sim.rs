@@ -706,6 +706,54 @@ impl Simulator {
         Ok(Self::build(platform, config, jobs, start).with_trace_len(n))
     }
 
+    /// Appends jobs to the trace of a simulator made by [`with_jobs`](Self::with_jobs), for a
+    /// trace that arrives in pieces (a log still being read): the jobs must continue the
+    /// trace's order (submit time, then id, each at or after the last trace job), no job may
+    /// have been [`submit`](Self::submit)ted, and nothing at or after their submit times may
+    /// have been simulated — run the simulator only with
+    /// [`run_before`](Self::run_before) the last trace job's submit time until the trace is
+    /// complete. Then the run is the one [`with_jobs`](Self::with_jobs) on the whole trace
+    /// gives (same schedule, same counters; property test `extending_the_trace_is_replaying_it`).
+    /// Jobs are validated as by `with_jobs`; on an error nothing is appended.
+    pub fn extend_trace(&mut self, jobs: &[Job]) -> Result<(), SimError> {
+        if self.jobs.len() != self.n_trace {
+            return Err(SimError::Config(
+                "the trace cannot grow after jobs were submitted".into(),
+            ));
+        }
+        let mut last = self.jobs.last().map(|j| (j.submit, j.id));
+        for j in jobs {
+            validate_job(&self.platform, j)?;
+            if last.is_some_and(|l| (j.submit, j.id) < l) {
+                return Err(SimError::Job {
+                    id: j.id,
+                    reason: "out of the trace's order (submit time, id)".into(),
+                });
+            }
+            if self.counters.events > 0 && j.submit <= self.now {
+                return Err(SimError::Job {
+                    id: j.id,
+                    reason: format!("submitted at {} <= now {}", j.submit, self.now),
+                });
+            }
+            last = Some((j.submit, j.id));
+        }
+        if self.jobs.len() + jobs.len() > u32::MAX as usize {
+            return Err(SimError::Config("too many jobs".into()));
+        }
+        Arc::make_mut(&mut self.jobs).extend_from_slice(jobs);
+        self.st.resize(self.jobs.len(), JobState::PENDING);
+        self.n_trace = self.jobs.len();
+        Ok(())
+    }
+
+    /// Makes room for `additional` more trace jobs ([`extend_trace`](Self::extend_trace))
+    /// at once.
+    pub fn reserve_trace(&mut self, additional: usize) {
+        Arc::make_mut(&mut self.jobs).reserve(additional);
+        self.st.reserve(additional);
+    }
+
     fn with_trace_len(mut self, n: usize) -> Self {
         self.n_trace = n;
         self
@@ -1097,6 +1145,18 @@ impl Simulator {
         }
         if t > self.now {
             self.advance(t);
+        }
+    }
+
+    /// Processes every event strictly before `t` (the clock stays at the last one): with a
+    /// trace that is still growing ([`extend_trace`](Self::extend_trace)), everything before
+    /// the next job's submit time is already what the whole trace gives.
+    pub fn run_before(&mut self, t: Time) {
+        while let Some(e) = self.next_event() {
+            if e >= t {
+                break;
+            }
+            self.process(e);
         }
     }
 

@@ -9,10 +9,11 @@ use crate::out;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use gridsched_batch::{
-    Compression, Config, Estimates, Platform, Policy, Simulator, Summary, audit, swf::trace_jobs,
-    write_batsim_csv,
+    Compression, Config, Estimates, Platform, Policy, Simulator, Summary, audit,
+    swf::{Streamed, read_while_simulating, trace_jobs},
+    write_batsim_csv_parallel,
 };
-use gridsched_workload::swf::{SwfLoadOptions, load_swf};
+use gridsched_workload::swf::{SwfLoadOptions, SwfReader, load_from};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum PolicyArg {
@@ -102,33 +103,6 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             ("--summary-json", args.summary_json.as_deref()),
         ],
     )?;
-    let t0 = Instant::now();
-    let log = load_swf(&path, SwfLoadOptions { limit: args.limit })?;
-    let procs = match args.procs {
-        Some(p) => p,
-        None => match crate::limits::header_procs(&log, &path, "--procs")? {
-            Some(m) => m,
-            None => bail!(
-                "{}: the header has no MaxProcs; give the cluster size with --procs",
-                path.display()
-            ),
-        },
-    };
-    let tj = trace_jobs(&log, procs);
-    if tj.jobs.is_empty() {
-        bail!("{}: no job to replay", path.display());
-    }
-    let read_s = t0.elapsed().as_secs_f64();
-    for w in log.report.warnings() {
-        eprintln!("{}: {w}", path.display());
-    }
-    if tj.too_wide > 0 {
-        eprintln!(
-            "{}: {} jobs need more than {procs} processors and are dropped",
-            path.display(),
-            tj.too_wide
-        );
-    }
     let policy: Policy = args.policy.into();
     let estimates = match args.estimates {
         EstimatesArg::Actual => Estimates::Actual,
@@ -142,11 +116,67 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         .estimates(estimates)
         .compression(compression)
         .check_invariants(false);
+    let t0 = Instant::now();
+    let options = SwfLoadOptions { limit: args.limit };
+    let reader = SwfReader::open(&path)?;
+    // The cluster is known before the first record when `--procs` is given or the header's
+    // MaxProcs is usable: then the log is simulated while it is read. Otherwise (and on every
+    // error) the order of the steps below is that of a whole read, so that the user gets the
+    // same message as before.
+    let early = args
+        .procs
+        .or_else(|| {
+            reader
+                .header()
+                .max_procs
+                .filter(|&m| m > 0 && m <= u64::from(gridsched_batch::MAX_CAPACITY))
+                .map(|m| m as u32)
+        })
+        .and_then(|p| Some((p, Platform::cluster(p).ok()?)));
+    let (log, streamed) = match early {
+        Some((procs, platform)) => {
+            read_while_simulating(reader, options, procs, &platform, config)?
+        }
+        None => (load_from(reader, options)?, None),
+    };
+    let procs = match args.procs {
+        Some(p) => p,
+        None => match crate::limits::header_procs(&log, &path, "--procs")? {
+            Some(m) => m,
+            None => bail!(
+                "{}: the header has no MaxProcs; give the cluster size with --procs",
+                path.display()
+            ),
+        },
+    };
+    // Streamed: the counts were taken while reading and the jobs are in the simulator.
+    let (tj, streamed) = match streamed {
+        Some(Streamed { sim, counts, jobs }) => (counts, Some((sim, jobs))),
+        None => (trace_jobs(&log, procs), None),
+    };
+    let n = streamed.as_ref().map_or(tj.jobs.len(), |s| s.1);
+    if n == 0 {
+        bail!("{}: no job to replay", path.display());
+    }
+    let read_s = t0.elapsed().as_secs_f64();
+    for w in log.report.warnings() {
+        eprintln!("{}: {w}", path.display());
+    }
+    if tj.too_wide > 0 {
+        eprintln!(
+            "{}: {} jobs need more than {procs} processors and are dropped",
+            path.display(),
+            tj.too_wide
+        );
+    }
     let platform = Platform::cluster(procs)?;
-    let n = tj.jobs.len();
     let t1 = Instant::now();
-    let mut sim = Simulator::with_jobs(platform.clone(), config, tj.jobs)?;
+    let mut sim = match streamed {
+        Some((sim, _)) => sim,
+        None => Simulator::with_jobs(platform.clone(), config, tj.jobs)?,
+    };
     sim.run();
+    // Streamed, most of the simulation overlapped the reading.
     let sim_s = t1.elapsed().as_secs_f64();
     let outcomes: Vec<_> = sim.outcomes().collect();
     if outcomes.len() != n {
@@ -156,53 +186,71 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     // the CSV, which read the same outcomes; the CSV's writer waits for its verdict before it
     // returns, so a failing audit still aborts the write and leaves no output file.
     let summary = std::thread::scope(|scope| -> Result<Summary> {
-        let verdict = scope.spawn(|| audit(&outcomes, &platform, estimates));
-        let summary = Summary::new(&outcomes, &platform);
+        // The audit (a pure check of the schedule) and the summary run on a second thread
+        // beside the CSV, which reads the same outcomes (and formats half of its rows on one
+        // more thread); the CSV's writer waits for the verdict before it returns, so a failing
+        // audit still aborts the write and leaves no output file.
+        let checked = scope.spawn(|| {
+            (
+                audit(&outcomes, &platform, estimates),
+                Summary::new(&outcomes, &platform),
+            )
+        });
         let workload = path
             .file_name()
             .and_then(|f| f.to_str())
             .map(|f| f.trim_end_matches(".gz").trim_end_matches(".swf"))
             .unwrap_or("trace")
             .replace(',', "_");
-        let json = match &args.summary_json {
-            Some(_) => {
-                let v = serde_json::json!({
-                    "trace": path.display().to_string(),
-                    "policy": policy.name(),
-                    "estimates": match estimates { Estimates::Actual => "actual", Estimates::Requested => "requested" },
-                    "compression": match compression { Compression::Replay => "replay", Compression::InPlace => "in-place" },
-                    "procs": procs,
-                    "limit": args.limit,
-                    "jobs_dropped_too_wide": tj.too_wide,
-                    "jobs_without_requested_time": tj.no_requested_time,
-                    "jobs_running_past_request": tj.run_exceeds_request,
-                    "summary": summary,
-                });
-                let mut s = serde_json::to_string_pretty(&v)?;
-                s.push('\n');
-                Some(s)
-            }
-            None => None,
-        };
+        let summary = std::cell::OnceCell::new();
+        let summary_ref = &summary;
+        let (outcomes, platform, workload) = (&outcomes, &platform, &workload);
         // The jobs and the summary, both or neither. The jobs CSV (25 MB on HPC2N) streams into
         // its temporary file (or, for standard output and devices, into memory until every output
-        // is ready); nothing is visible under the target names before both are complete.
-        let jobs_csv = |w: &mut dyn std::io::Write| {
-            write_batsim_csv(w, &outcomes, &platform, &workload)?;
-            match verdict.join() {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(e)) => Err(std::io::Error::other(format!(
-                    "internal error: the schedule fails its audit: {e}"
-                ))),
+        // is ready); nothing is visible under the target names before both are complete. It is
+        // staged first: the summary JSON's writer reads the summary it received.
+        let jobs_csv = move |w: &mut dyn std::io::Write| {
+            write_batsim_csv_parallel(w, outcomes, platform, workload)?;
+            match checked.join() {
+                Ok((verdict, s)) => {
+                    let _ = summary_ref.set(s);
+                    verdict.map_err(|e| {
+                        std::io::Error::other(format!(
+                            "internal error: the schedule fails its audit: {e}"
+                        ))
+                    })
+                }
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         };
+        let summary_json = |w: &mut dyn std::io::Write| {
+            let summary = summary_ref
+                .get()
+                .ok_or_else(|| std::io::Error::other("internal error: no summary"))?;
+            let v = serde_json::json!({
+                "trace": path.display().to_string(),
+                "policy": policy.name(),
+                "estimates": match estimates { Estimates::Actual => "actual", Estimates::Requested => "requested" },
+                "compression": match compression { Compression::Replay => "replay", Compression::InPlace => "in-place" },
+                "procs": procs,
+                "limit": args.limit,
+                "jobs_dropped_too_wide": tj.too_wide,
+                "jobs_without_requested_time": tj.no_requested_time,
+                "jobs_running_past_request": tj.run_exceeds_request,
+                "summary": summary,
+            });
+            let mut s = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
+            s.push('\n');
+            w.write_all(s.as_bytes())
+        };
         let mut outputs = vec![(args.out.as_path(), out::Content::Writer(Box::new(jobs_csv)))];
-        if let (Some(p), Some(s)) = (&args.summary_json, &json) {
-            outputs.push((p.as_path(), out::Content::Bytes(s.as_bytes())));
+        if let Some(p) = &args.summary_json {
+            outputs.push((p.as_path(), out::Content::Writer(Box::new(summary_json))));
         }
         out::write_all_with(outputs)?;
-        Ok(summary)
+        summary
+            .into_inner()
+            .ok_or_else(|| anyhow::anyhow!("internal error: no summary"))
     })?;
     let mut report = format!(
         "{}: {} on {procs} processors, {} estimates\n",

@@ -1,6 +1,8 @@
 //! The fast formatters write exactly what `format!` / `csv::Writer` write.
 
-use gridsched_sim::fmt::{push_csv_field, push_f64, push_f64_fixed, push_int};
+use gridsched_sim::fmt::{
+    PUT_ROOM, push_csv_field, push_f64, push_f64_fixed, push_int, put_i64, put_u64,
+};
 use proptest::prelude::*;
 
 fn display(v: f64) -> String {
@@ -59,6 +61,37 @@ proptest! {
         out.push(b',');
         push_int(&mut out, c);
         prop_assert_eq!(String::from_utf8(out).unwrap(), format!("{a},{b},{c}"));
+    }
+
+    /// Every digit count (values near powers of ten, and small ones) and the extremes.
+    #[test]
+    fn u64_and_i64_match_display(
+        e in 0u32..20,
+        d in -3i64..3,
+        small in 0u64..1000,
+        a in any::<i64>(),
+        b in any::<u64>(),
+    ) {
+        let near = 10u64.pow(e).saturating_add_signed(d);
+        let unsigned = [near, small, b, 0, u64::MAX];
+        let signed = [near as i64, (near as i64).wrapping_neg(), small as i64, -(small as i64), a, i64::MIN, i64::MAX];
+        let mut buf = vec![b'#'; 12 * PUT_ROOM];
+        let mut at = 0;
+        let mut expected = String::new();
+        for v in unsigned {
+            at = put_u64(&mut buf, at, v);
+            buf[at] = b',';
+            at += 1;
+            expected.push_str(&format!("{v},"));
+        }
+        for v in signed {
+            at = put_i64(&mut buf, at, v);
+            buf[at] = b',';
+            at += 1;
+            expected.push_str(&format!("{v},"));
+        }
+        let out = buf[..at].to_vec();
+        prop_assert_eq!(String::from_utf8(out).unwrap(), expected);
     }
 
     #[test]

@@ -248,8 +248,23 @@ pub fn load_swf(path: &Path, options: SwfLoadOptions) -> Result<SwfLog, InputErr
 
 /// Loads a log from an open reader.
 pub fn load_from<R: BufRead>(
+    reader: SwfReader<R>,
+    options: SwfLoadOptions,
+) -> Result<SwfLog, InputError> {
+    load_each(reader, options, |_| {})
+}
+
+/// [`load_from`], calling `on_job` with every kept job as it is read, in file order: what a
+/// consumer can start on before the whole log is read (`gridsched replay` simulates while
+/// the log is still being parsed). The jobs it sees are the log's jobs before the two
+/// changes made once the whole log is known: repeated job numbers renumbered
+/// ([`SwfLoadReport::duplicate_ids`]) and jobs sorted by submit time
+/// ([`SwfLoadReport::out_of_order`]); when both counts are 0 they are exactly
+/// [`SwfLog::jobs`]. A read error after some jobs is still the error of the whole load.
+pub fn load_each<R: BufRead>(
     mut reader: SwfReader<R>,
     options: SwfLoadOptions,
+    mut on_job: impl FnMut(&SwfJob),
 ) -> Result<SwfLog, InputError> {
     let mut report = SwfLoadReport::default();
     let mut jobs: Vec<SwfJob> = Vec::new();
@@ -283,18 +298,29 @@ pub fn load_from<R: BufRead>(
                 if max_procs.is_some_and(|m| u64::from(job.procs) > m) {
                     report.procs_above_max += 1;
                 }
+                on_job(&job);
                 jobs.push(job);
             }
         }
     }
     report.late_comments = reader.late_comments();
-    let mut ids: Vec<u64> = jobs.iter().map(|j| j.id).collect();
-    ids.sort_unstable();
-    report.duplicate_ids = ids.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+    // Job numbers rising in file order (every archive log) repeat none; only otherwise are
+    // they sorted to count the repeats.
+    let (duplicate_ids, largest_id) = if jobs.windows(2).all(|w| w[0].id < w[1].id) {
+        (0, jobs.last().map_or(0, |j| j.id))
+    } else {
+        let mut ids: Vec<u64> = jobs.iter().map(|j| j.id).collect();
+        ids.sort_unstable();
+        (
+            ids.windows(2).filter(|w| w[0] == w[1]).count() as u64,
+            ids.last().copied().unwrap_or(0),
+        )
+    };
+    report.duplicate_ids = duplicate_ids;
     if report.duplicate_ids > 0 {
         // Two rows of an output with one job number would be ambiguous: every repeat, in file
         // order, gets the next number after the log's largest.
-        let mut next = ids.last().copied().unwrap_or(0);
+        let mut next = largest_id;
         let mut seen = std::collections::HashSet::with_capacity(jobs.len());
         for job in &mut jobs {
             if !seen.insert(job.id) {

@@ -31,6 +31,7 @@
 mod convert;
 mod header;
 mod log;
+mod pipe;
 mod reader;
 mod summary;
 
@@ -38,7 +39,10 @@ pub use convert::{
     ConversionReport, JOB_CSV_HEADER, RequestConversion, write_jobs_csv, write_requests_csv,
 };
 pub use header::{CleaningFilter, NamedId, SwfHeader};
-pub use log::{Skip, SwfJob, SwfLoadOptions, SwfLoadReport, SwfLog, keep, load_from, load_swf};
+pub use log::{
+    Skip, SwfJob, SwfLoadOptions, SwfLoadReport, SwfLog, keep, load_each, load_from, load_swf,
+};
+pub use pipe::ThreadedReader;
 pub use reader::{FIELD_NAMES, SwfReader, SwfRecord, detect_gzip, open_input, parse_record};
 pub use summary::{Distribution, TraceSummary, ecdf};
 

@@ -7,6 +7,7 @@ use std::path::Path;
 use flate2::bufread::MultiGzDecoder;
 
 use super::header::{HeaderBuilder, SwfHeader};
+use super::pipe::ThreadedReader;
 use crate::requests::InputError;
 
 /// One data line of an SWF log, field by field (SWF numbering in brackets). The archive writes
@@ -86,23 +87,40 @@ pub const FIELD_NAMES: [&str; 19] = [
 
 /// Opens `path` for reading, decompressing when it starts with the gzip magic bytes
 /// (`1f 8b`), whatever its name.
-pub fn open_input(path: &Path) -> Result<Box<dyn BufRead>, InputError> {
-    let file = File::open(path).map_err(|source| InputError::Io {
+///
+/// With two or more cores available (`std::thread::available_parallelism`, which follows
+/// `taskset` and cgroup quotas), a gzip file is inflated on a second thread while the caller
+/// reads ([`ThreadedReader`]): the same bytes, split the same way, as on one thread.
+pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>, InputError> {
+    let io = |source| InputError::Io {
         path: path.display().to_string(),
         error: source,
-    })?;
-    detect_gzip(BufReader::with_capacity(1 << 16, file)).map_err(|source| InputError::Io {
-        path: path.display().to_string(),
-        error: source,
-    })
+    };
+    let file = File::open(path).map_err(io)?;
+    let mut input = BufReader::with_capacity(1 << 16, file);
+    if !is_gzip(input.fill_buf().map_err(io)?) {
+        return Ok(Box::new(input));
+    }
+    let decoder = MultiGzDecoder::new(input);
+    if std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2) {
+        Ok(Box::new(ThreadedReader::spawn(decoder).map_err(io)?))
+    } else {
+        Ok(Box::new(BufReader::with_capacity(
+            super::pipe::BLOCK,
+            decoder,
+        )))
+    }
+}
+
+fn is_gzip(head: &[u8]) -> bool {
+    head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b
 }
 
 /// Wraps `input` in a gzip decoder when its first bytes are the gzip magic number.
 pub fn detect_gzip<R: BufRead + 'static>(mut input: R) -> std::io::Result<Box<dyn BufRead>> {
-    let head = input.fill_buf()?;
-    if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+    if is_gzip(input.fill_buf()?) {
         Ok(Box::new(BufReader::with_capacity(
-            1 << 16,
+            super::pipe::BLOCK,
             MultiGzDecoder::new(input),
         )))
     } else {
@@ -125,7 +143,7 @@ pub struct SwfReader<R> {
     done: bool,
 }
 
-impl SwfReader<Box<dyn BufRead>> {
+impl SwfReader<Box<dyn BufRead + Send>> {
     /// Opens a log file (plain or gzip) and reads its header.
     pub fn open(path: &Path) -> Result<Self, InputError> {
         let input = open_input(path)?;
@@ -189,14 +207,10 @@ impl<R: BufRead> SwfReader<R> {
     /// Reads one line into `buf` (without the newline); `false` at end of input.
     fn read_line(&mut self) -> Result<bool, InputError> {
         self.buf.clear();
-        let n = self
-            .input
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| InputError::Invalid {
-                path: self.path.clone(),
-                line: self.line + 1,
-                message: format!("read error: {e}"),
-            })?;
+        let n = match self.input.read_until(b'\n', &mut self.buf) {
+            Ok(n) => n,
+            Err(e) => return Err(self.read_error(e)),
+        };
         if n == 0 {
             return Ok(false);
         }
@@ -208,6 +222,15 @@ impl<R: BufRead> SwfReader<R> {
         Ok(true)
     }
 
+    /// An I/O error while reading the next line.
+    fn read_error(&self, e: std::io::Error) -> InputError {
+        InputError::Invalid {
+            path: self.path.clone(),
+            line: self.line + 1,
+            message: format!("read error: {e}"),
+        }
+    }
+
     fn error(&self, message: impl Into<String>) -> InputError {
         InputError::Invalid {
             path: self.path.clone(),
@@ -217,23 +240,59 @@ impl<R: BufRead> SwfReader<R> {
     }
 
     fn next_record(&mut self) -> Result<Option<SwfRecord>, InputError> {
+        if let Some(p) = self.pending.take() {
+            self.buf = p;
+            if let Some(r) = self.record_in_buf() {
+                return r.map(Some);
+            }
+        }
         loop {
-            if let Some(p) = self.pending.take() {
-                self.buf = p;
-            } else if !self.read_line()? {
+            // A line that lies whole in the input's buffer is parsed where it is; one that
+            // runs past the buffer's end (one per 64 KiB block) is copied into `buf` first.
+            let avail = match self.input.fill_buf() {
+                Ok(a) => a,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(self.read_error(e)),
+            };
+            if avail.is_empty() {
                 return Ok(None);
             }
-            let text = trim_ascii(&self.buf);
-            if text.is_empty() {
-                continue;
+            let Some(end) = memchr::memchr(b'\n', avail) else {
+                if !self.read_line()? {
+                    return Ok(None);
+                }
+                match self.record_in_buf() {
+                    Some(r) => return r.map(Some),
+                    None => continue,
+                }
+            };
+            self.line += 1;
+            let text = trim_ascii(&avail[..end]);
+            let parsed = match text.first() {
+                None => None,
+                Some(b';') => {
+                    self.late_comments += 1;
+                    None
+                }
+                Some(_) => Some(parse_record(text, self.line)),
+            };
+            self.input.consume(end + 1);
+            if let Some(r) = parsed {
+                return r.map(Some).map_err(|m| self.error(m));
             }
-            if text[0] == b';' {
+        }
+    }
+
+    /// The line in `buf` as a record, or `None` for a blank line or a comment (counted).
+    fn record_in_buf(&mut self) -> Option<Result<SwfRecord, InputError>> {
+        let text = trim_ascii(&self.buf);
+        match text.first() {
+            None => None,
+            Some(b';') => {
                 self.late_comments += 1;
-                continue;
+                None
             }
-            return parse_record(text, self.line)
-                .map(Some)
-                .map_err(|m| self.error(m));
+            Some(_) => Some(parse_record(text, self.line).map_err(|m| self.error(m))),
         }
     }
 }
@@ -265,6 +324,150 @@ fn trim_ascii(b: &[u8]) -> &[u8] {
 
 /// Parses one data line (18 whitespace-separated fields).
 pub fn parse_record(text: &[u8], line: u64) -> Result<SwfRecord, String> {
+    match parse_plain(text, line) {
+        Some(r) => Ok(r),
+        None => parse_general(text, line),
+    }
+}
+
+/// Byte classes of [`parse_plain`]'s tokenizer: a digit's value, [`WS`] for the bytes
+/// `u8::is_ascii_whitespace` accepts, [`OTHER`] for everything else.
+const WS: u8 = 10;
+const OTHER: u8 = 11;
+static CLASS: [u8; 256] = {
+    let mut t = [OTHER; 256];
+    let mut d = 0;
+    while d < 10 {
+        t[b'0' as usize + d] = d as u8;
+        d += 1;
+    }
+    t[b' ' as usize] = WS;
+    t[b'\t' as usize] = WS;
+    t[b'\n' as usize] = WS;
+    t[0x0c] = WS;
+    t[b'\r' as usize] = WS;
+    t
+};
+
+/// The 0-based fields read as `f64` (SWF fields 6, 7 and 10).
+const FRACTIONAL: [usize; 3] = [5, 6, 9];
+
+/// 10^k as an `f64` (exact for every k here).
+const POW10_F64: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
+/// The record of a line made only of what the archive's logs hold: 18 tokens, each 1 to 15
+/// ASCII digits or `-1` (or, in the fractional fields, digits with one decimal point between
+/// them), with a known job number and processor counts below 2^32. Anything
+/// else is `None` and goes to [`parse_general`], which gives the same answer on these lines
+/// (property tests below) and the error message on the others. Tokenizing and reading the
+/// digits are one pass over the bytes, and nothing is looked up twice.
+#[inline]
+fn parse_plain(text: &[u8], line: u64) -> Option<SwfRecord> {
+    let mut v = [0i64; 18];
+    // The fractional fields (6, 7, 10) may also be `digits.digits` (HPC2N writes the average
+    // CPU time so in a fifth of its lines), 15 digits at most in all: `scale` is 10^(digits
+    // after the point).
+    let mut scale = [1.0f64; 3];
+    let n = text.len();
+    let mut i = 0usize;
+    for (f, slot) in v.iter_mut().enumerate() {
+        while i < n && CLASS[text[i] as usize] == WS {
+            i += 1;
+        }
+        if i == n {
+            return None;
+        }
+        let start = i;
+        if text[i] == b'-' {
+            if text.get(i + 1) == Some(&b'1')
+                && text.get(i + 2).is_none_or(|&c| CLASS[c as usize] == WS)
+            {
+                *slot = -1;
+                i += 2;
+                continue;
+            }
+            return None;
+        }
+        let mut x = 0i64;
+        let mut point = None;
+        while i < n {
+            let c = CLASS[text[i] as usize];
+            if c > 9 {
+                if c == WS {
+                    break;
+                }
+                let k = FRACTIONAL.iter().position(|&g| g == f)?;
+                if text[i] != b'.' || point.is_some() || i == start {
+                    return None;
+                }
+                point = Some((k, i));
+                i += 1;
+                continue;
+            }
+            if i - start - usize::from(point.is_some()) == 15 {
+                // 16 digits or more: `str::parse` decides (and an `f64` may round).
+                return None;
+            }
+            x = x * 10 + i64::from(c);
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        if let Some((k, at)) = point {
+            let decimals = i - at - 1;
+            if decimals == 0 {
+                return None;
+            }
+            scale[k] = POW10_F64[decimals];
+        }
+        *slot = x;
+    }
+    if text[i..].iter().any(|&c| CLASS[c as usize] != WS) {
+        return None;
+    }
+    let known = |x: i64| (x >= 0).then_some(x);
+    let small = |x: i64| -> Option<Option<u32>> {
+        if x < 0 {
+            Some(None)
+        } else {
+            u32::try_from(x).ok().map(Some)
+        }
+    };
+    // `x` < 10^15 < 2^53 and `s` ≤ 10^14 are exact, so the quotient is the correctly rounded
+    // value of the decimal, which is what `str::parse` returns (Clinger's fast path).
+    let float = |x: i64, s: f64| (x >= 0).then(|| x as f64 / s);
+    if v[0] < 0 {
+        return None;
+    }
+    Some(SwfRecord {
+        line,
+        job: v[0] as u64,
+        submit: known(v[1]),
+        wait: known(v[2]),
+        run_time: known(v[3]),
+        allocated_procs: small(v[4])?,
+        avg_cpu_time: float(v[5], scale[0]),
+        used_memory: float(v[6], scale[1]),
+        requested_procs: small(v[7])?,
+        requested_time: known(v[8]),
+        requested_memory: float(v[9], scale[2]),
+        status: known(v[10]),
+        user: small(v[11])?,
+        group: small(v[12])?,
+        executable: small(v[13])?,
+        queue: small(v[14])?,
+        partition: small(v[15])?,
+        preceding_job: known(v[16]).map(|x| x as u64),
+        think_time: known(v[17]),
+    })
+}
+
+/// [`parse_record`] for any line: every token through [`int`], [`small`] and [`float`], the
+/// first bad field (in field order) named in the error.
+fn parse_general(text: &[u8], line: u64) -> Result<SwfRecord, String> {
     let mut f: [&[u8]; 18] = [&[]; 18];
     let mut n = 0usize;
     // Fields are runs of non-whitespace (`u8::is_ascii_whitespace`) bytes.
@@ -547,6 +750,262 @@ mod tests {
         assert!(e.contains("field 18"), "{e}");
         let e = parse_record(b"1 2 3 4 5 NaN 7 8 9 10 11 12 13 14 15 16 17 18", 1).unwrap_err();
         assert!(e.contains("field 6"), "{e}");
+    }
+
+    /// The reader before lines were parsed in the input's buffer: every line copied with
+    /// `read_until`, the header and the records read as `SwfReader` read them then. Returns
+    /// the header, every record or error (as text; the reader stops at the first), and the
+    /// late comments.
+    fn reference_read(mut input: impl BufRead) -> (SwfHeader, Vec<Result<SwfRecord, String>>, u64) {
+        let mut line = 0u64;
+        let mut buf = Vec::new();
+        let mut read_line = |buf: &mut Vec<u8>, line: &mut u64| -> Result<bool, String> {
+            buf.clear();
+            let n = input
+                .read_until(b'\n', buf)
+                .map_err(|e| format!("t.swf:{}: read error: {e}", *line + 1))?;
+            if n == 0 {
+                return Ok(false);
+            }
+            *line += 1;
+            if *line == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
+                buf.drain(..3);
+            }
+            Ok(true)
+        };
+        let mut out = Vec::new();
+        let mut builder = HeaderBuilder::default();
+        let mut pending = None;
+        loop {
+            match read_line(&mut buf, &mut line) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    // `SwfReader::new` fails: no header, no record.
+                    return (SwfHeader::default(), vec![Err(e)], 0);
+                }
+            }
+            let text = buf.trim_ascii();
+            if text.is_empty() {
+                continue;
+            }
+            if text[0] == b';' {
+                builder.push(&String::from_utf8_lossy(&text[1..]), line);
+                continue;
+            }
+            pending = Some(buf.clone());
+            break;
+        }
+        let header = builder.finish();
+        let mut late = 0;
+        loop {
+            if let Some(p) = pending.take() {
+                buf = p;
+            } else {
+                match read_line(&mut buf, &mut line) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => {
+                        out.push(Err(e));
+                        break;
+                    }
+                }
+            }
+            let text = buf.trim_ascii();
+            if text.is_empty() {
+                continue;
+            }
+            if text[0] == b';' {
+                late += 1;
+                continue;
+            }
+            match parse_general(text, line) {
+                Ok(r) => out.push(Ok(r)),
+                Err(m) => {
+                    out.push(Err(format!("t.swf:{line}: {m}")));
+                    break;
+                }
+            }
+        }
+        (header, out, late)
+    }
+
+    /// What `SwfReader` reads from `input`, in `reference_read`'s terms.
+    fn new_read(input: impl BufRead) -> (SwfHeader, Vec<Result<SwfRecord, String>>, u64) {
+        match SwfReader::new(input, "t.swf") {
+            Err(e) => (SwfHeader::default(), vec![Err(e.to_string())], 0),
+            Ok(mut r) => {
+                let records: Vec<_> = r.by_ref().map(|x| x.map_err(|e| e.to_string())).collect();
+                (r.header().clone(), records, r.late_comments())
+            }
+        }
+    }
+
+    /// Lines as logs have them and as they should not: records (plain, with decimals, with
+    /// junk), comments, blank lines, CRLF endings, a byte-order mark, a last line without
+    /// its newline.
+    fn log_text() -> impl Strategy<Value = Vec<u8>> {
+        let record = prop::collection::vec(
+            prop_oneof![
+                6 => "[0-9]{1,7}",
+                3 => Just("-1".to_string()),
+                1 => "[0-9]{1,4}\\.[0-9]{1,3}",
+                1 => token(),
+            ],
+            17..20,
+        )
+        .prop_map(|t| t.join("  "));
+        let line = prop_oneof![
+            8 => record,
+            1 => Just(String::new()),
+            1 => Just("   ".to_string()),
+            1 => "; [A-Za-z]{1,8}: [0-9]{1,4}",
+            1 => Just(";".to_string()),
+        ];
+        (
+            prop::bool::ANY,
+            prop::collection::vec((line, prop::sample::select(vec!["\n", "\r\n"])), 0..40),
+            prop::bool::ANY,
+        )
+            .prop_map(|(bom, lines, last_newline)| {
+                let mut text = if bom {
+                    "\u{feff}".to_string()
+                } else {
+                    String::new()
+                };
+                for (l, end) in &lines {
+                    text.push_str(l);
+                    text.push_str(end);
+                }
+                if !last_newline && text.ends_with('\n') {
+                    text.pop();
+                }
+                text.into_bytes()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+        /// Records parsed in the input's buffer (and, for a line that runs past the buffer's
+        /// end, copied first) are what the line-by-line reader read: same header, records,
+        /// errors with their lines, late comments; for every buffer size down to one byte.
+        #[test]
+        fn in_place_lines_equal_the_line_by_line_reader(
+            text in log_text(),
+            capacity in prop_oneof![1usize..8, 8usize..200, Just(1 << 16)],
+        ) {
+            let expected = reference_read(std::io::BufReader::with_capacity(capacity, &text[..]));
+            let got = new_read(std::io::BufReader::with_capacity(capacity, &text[..]));
+            prop_assert_eq!(got, expected);
+        }
+
+        /// Fractional fields written `digits.digits` read as `str::parse` reads them.
+        #[test]
+        fn decimals_equal_the_reference(
+            ints in prop::collection::vec("[0-9]{1,9}", 18),
+            decimals in prop::collection::vec("[0-9]{1,8}\\.[0-9]{1,9}", 3),
+        ) {
+            let mut tokens = ints;
+            for (k, d) in FRACTIONAL.iter().zip(decimals) {
+                tokens[*k] = d;
+            }
+            let line = tokens.join(" ");
+            prop_assert_eq!(
+                parse_record(line.as_bytes(), 2),
+                reference_parse(line.as_bytes(), 2),
+                "{:?}", line
+            );
+        }
+    }
+
+    /// A gzip stream of `text`.
+    fn gzip(text: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(text).unwrap();
+        gz.finish().unwrap()
+    }
+
+    /// A log of `n` records with decimals and comments, some 6 MB for n = 60,000.
+    fn long_log(n: usize) -> Vec<u8> {
+        let mut text = String::from("; MaxProcs: 64\n");
+        for k in 0..n {
+            text.push_str(&format!(
+                "{k} {} 5 {} 4 {}.{} -1 4 100 -1 1 {} 1 -1 -1 -1 -1 -1\n",
+                k * 3,
+                k % 97 + 1,
+                k % 13,
+                k % 7,
+                k % 5
+            ));
+            if k % 1000 == 999 {
+                text.push_str("; a comment\n");
+            }
+        }
+        text.into_bytes()
+    }
+
+    /// The inflating thread gives what the decoder read on the caller's thread gives: the
+    /// same records, and for a truncated or corrupted stream the same error at the same line.
+    #[test]
+    fn threaded_inflate_equals_same_thread_inflate() {
+        let text = long_log(60_000);
+        let good = gzip(&text);
+        let mut cases = vec![good.clone()];
+        for cut in [good.len() / 3, good.len() / 2, good.len() - 5, 30] {
+            cases.push(good[..cut].to_vec());
+        }
+        for at in [good.len() / 4, good.len() / 2, good.len() * 9 / 10] {
+            let mut bad = good.clone();
+            for b in &mut bad[at..at + 16] {
+                *b ^= 0x5a;
+            }
+            cases.push(bad);
+        }
+        for (i, bytes) in cases.into_iter().enumerate() {
+            let same_thread = new_read(detect_gzip(std::io::Cursor::new(bytes.clone())).unwrap());
+            let threaded = new_read(
+                ThreadedReader::spawn(MultiGzDecoder::new(std::io::BufReader::new(
+                    std::io::Cursor::new(bytes),
+                )))
+                .unwrap(),
+            );
+            assert_eq!(threaded, same_thread, "case {i}");
+            if i == 0 {
+                assert_eq!(threaded.1.len(), 60_000);
+                assert!(threaded.1.iter().all(Result::is_ok));
+            } else {
+                let last = threaded.1.last().unwrap();
+                assert!(
+                    last.as_ref().is_err_and(|e| e.starts_with("t.swf:")),
+                    "case {i}: {last:?}"
+                );
+            }
+        }
+        // And through `open_input` on a file, as `load_swf` reads.
+        let dir = std::env::temp_dir().join(format!("swf-pipe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("log.swf.gz");
+        std::fs::write(&path, &good).unwrap();
+        let from_file = new_read(open_input(&path).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(from_file, new_read(&text[..]));
+    }
+
+    /// A reader dropped before the end (a record limit) stops the inflating thread.
+    #[test]
+    fn dropping_the_threaded_reader_early_is_fine() {
+        let good = gzip(&long_log(60_000));
+        for _ in 0..20 {
+            let mut r = SwfReader::new(
+                ThreadedReader::spawn(MultiGzDecoder::new(std::io::Cursor::new(good.clone())))
+                    .unwrap(),
+                "t.swf",
+            )
+            .unwrap();
+            assert_eq!(r.next().unwrap().unwrap().job, 0);
+        }
     }
 
     #[test]
