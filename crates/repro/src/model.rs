@@ -59,6 +59,12 @@ pub trait Model: Sync + Send {
         )))
     }
 
+    /// Called after a sweep of this model has finished, at paper scale (where sweeps run one
+    /// after another). A model whose runs share values through process-wide caches (a parsed
+    /// log, a simulated background several series read) drops them here, so that a long
+    /// `reproduce` holds one sweep's shared values, not every sweep's. No-op by default.
+    fn sweep_finished(&self) {}
+
     /// The schedule of the same replication as a Gantt chart, for models that produce one
     /// (experiments with `plot.kind = "gantt"`); `None` by default.
     fn gantt(

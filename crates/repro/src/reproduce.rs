@@ -167,6 +167,11 @@ pub fn reproduce(
         let mut run_opts = opts.clone();
         run_opts.journal_dir = project.map(|p| p.journal_dir(exp));
         let run = runner::run_sweep(&exp.sweep, &*exp.model, &run_opts)?;
+        // Sweeps run one after another at paper scale: what this one's runs shared is not
+        // needed again (at quick scale other sweeps may still be using it, and it is small).
+        if opts.scale() != Scale::Quick {
+            exp.model.sweep_finished();
+        }
         let rev = revision.as_deref().unwrap_or("unknown");
         let mut finished = Vec::with_capacity(group.len());
         for &(i, e) in group {
@@ -929,6 +934,56 @@ jobs = 10
             .remove(0);
         let size = result.size;
         (result, size)
+    }
+
+    /// Counts the sweeps it was told had finished.
+    struct Releasing(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+    use crate::model::{Measurement, Model, ModelError};
+
+    impl Model for Releasing {
+        fn name(&self) -> &'static str {
+            "toy-releasing"
+        }
+        fn parameters(&self) -> &'static [(&'static str, &'static str)] {
+            crate::testing::ToyModel.parameters()
+        }
+        fn metrics(&self) -> &'static [&'static str] {
+            crate::testing::ToyModel.metrics()
+        }
+        fn run(
+            &self,
+            params: &ParamSet,
+            key: &StreamKey,
+            jobs: u64,
+        ) -> Result<Measurement, ModelError> {
+            crate::testing::ToyModel.run(params, key, jobs)
+        }
+        fn sweep_finished(&self) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_model_is_told_when_its_paper_scale_sweep_has_finished_and_not_at_quick_scale() {
+        let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let sweep = SWEEP
+            .replace("model = \"toy\"", "model = \"toy-releasing\"")
+            .replace("toy-test", "toy-releasing");
+        let entry = entry("figure", "").replace("toy-test", "toy-releasing");
+        let reg = Registry::from_sources(
+            &[("toy/sweeps/r.toml", &sweep), ("toy/x.toml", &entry)],
+            crate::testing::catalog(vec![Box::new(Releasing(count.clone()))]),
+        )
+        .unwrap();
+        let exp = &reg.all()[0];
+        let at = |scale| RunOptions {
+            scale: Some(scale),
+            ..RunOptions::default()
+        };
+        reproduce(&[exp], &at(Scale::Quick), None).unwrap();
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 0);
+        reproduce(&[exp], &at(Scale::Paper), None).unwrap();
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 
     #[test]

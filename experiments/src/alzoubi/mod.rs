@@ -130,6 +130,10 @@ fn network(p: &ParamSet) -> Result<Network, ModelError> {
 }
 
 impl Model for AlzoubiNetwork {
+    fn sweep_finished(&self) {
+        crate::memo::release_all();
+    }
+
     fn name(&self) -> &'static str {
         "alzoubi-network"
     }
@@ -435,6 +439,10 @@ fn submission(p: &ParamSet) -> Result<Submission, ModelError> {
 }
 
 impl Model for AlzoubiHierarchy {
+    fn sweep_finished(&self) {
+        crate::memo::release_all();
+    }
+
     fn name(&self) -> &'static str {
         "alzoubi-hierarchy"
     }

@@ -249,6 +249,10 @@ fn mean(xs: impl Iterator<Item = f64>) -> f64 {
 }
 
 impl Model for SinghPricing {
+    fn sweep_finished(&self) {
+        crate::memo::release_all();
+    }
+
     fn name(&self) -> &'static str {
         "singh-pricing"
     }

@@ -371,6 +371,10 @@ fn algorithm(params: &ParamSet) -> Result<Algorithm, ModelError> {
 }
 
 impl Model for SinghProvision {
+    fn sweep_finished(&self) {
+        crate::memo::release_all();
+    }
+
     fn name(&self) -> &'static str {
         "singh-provision"
     }

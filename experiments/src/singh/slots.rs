@@ -265,6 +265,10 @@ fn procs_bin(p: u32) -> usize {
 }
 
 impl Model for SinghSlots {
+    fn sweep_finished(&self) {
+        crate::memo::release_all();
+    }
+
     fn name(&self) -> &'static str {
         "singh-slots"
     }

@@ -539,6 +539,10 @@ fn measure(
 }
 
 impl Model for SinghVar {
+    fn sweep_finished(&self) {
+        crate::memo::release_all();
+    }
+
     fn name(&self) -> &'static str {
         "singh-var"
     }
