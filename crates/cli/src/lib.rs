@@ -21,6 +21,7 @@ pub use replay::Drive;
 mod reproduce;
 mod schedule;
 mod trace;
+pub use trace::log_path;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
