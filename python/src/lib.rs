@@ -29,7 +29,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(
-    _native,
+    gridsched,
     GridschedError,
     PyValueError,
     "Bad input or a refused request: the message names the file and line (or the job) at fault."
@@ -172,6 +172,11 @@ fn replay_policy(py: Python<'_>, argv: Vec<String>, policy: Py<PyAny>) -> PyResu
             .take()
             .expect("the round owns the simulator");
         match outcome {
+            Ok(()) if sim.waiting() > 0 => anyhow::bail!(
+                "the policy left {} jobs waiting when nothing else was left to happen \
+                 (a round must start a job that fits, or ask for a later round with wake_at)",
+                sim.waiting()
+            ),
             Ok(()) => Ok(sim),
             Err(e) => {
                 raised = Some(e);
