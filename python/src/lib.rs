@@ -5,14 +5,14 @@
 //! ([`gridsched_cli::run_args`], so the files it writes are the CLI's files, columns and units
 //! included), a replay under a policy written in Python through [`gridsched_cli::replay_driven`]
 //! and the batch simulator's round API ([`Simulator::begin_round`]), reproductions through
-//! [`gridsched_repro::reproduce`]. What this crate adds is the boundary:
+//! [`gridsched_repro::reproduce()`]. What this crate adds is the boundary:
 //!
 //! - errors become `gridsched.GridschedError` (a `ValueError`) carrying the crates' messages,
 //!   which name the file and line; a panic is caught and raised as `GridschedError` too;
 //! - long runs release the GIL and run on a worker thread while the calling thread waits in
 //!   slices of 50 ms, checking for signals, so Ctrl-C raises `KeyboardInterrupt` at once (a
 //!   replay then also stops its simulation; other commands finish in the background);
-//! - [`Round`] is the batch simulator's `Round` for a Python policy.
+//! - `Round` is the batch simulator's `Round` for a Python policy.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
@@ -161,7 +161,7 @@ fn replay_policy(py: Python<'_>, argv: Vec<String>, policy: Py<PyAny>) -> PyResu
                 }
                 round_fn.call1(py, (round.clone_ref(py),))?;
                 n += 1;
-                if n % 4096 == 0 {
+                if n.is_multiple_of(4096) {
                     py.check_signals()?;
                 }
             }
@@ -209,6 +209,9 @@ impl Round {
             })
     }
 }
+
+/// A running job as `Round.running()` lists it: (index, machine, procs, start, planned_end).
+type RunningRow = (usize, u32, u32, Time, Time);
 
 fn refused(e: gridsched_batch::SimError) -> PyErr {
     GridschedError::new_err(e.to_string())
@@ -260,7 +263,7 @@ impl Round {
         Ok(self.r()?.is_waiting(j))
     }
     /// The running jobs: (index, machine, procs, start, planned_end).
-    fn running(&mut self) -> PyResult<Vec<(usize, u32, u32, Time, Time)>> {
+    fn running(&mut self) -> PyResult<Vec<RunningRow>> {
         Ok(self
             .r()?
             .running()
