@@ -159,12 +159,14 @@ def _captured_stdout(into: list) -> Iterator[None]:
             into.append(sink.read().decode("utf-8", "replace"))
 
 
-def _run(argv: list, inputs: _Inputs, report: Optional[list] = None, runner=None, *extra) -> None:
-    """Runs a command line, its DataFrame inputs' errors rewritten to name rows."""
+def _run(argv: list, inputs: _Inputs, report: Optional[list] = None, runner=None, *extra,
+         capture: bool = True) -> None:
+    """Runs a command line, its DataFrame inputs' errors rewritten to name rows. With
+    `capture`, what the command prints on standard output goes into `report[0]`."""
     runner = runner or _native.run_command
     sink: list = report if report is not None else []
     try:
-        with _captured_stdout(sink):
+        with _captured_stdout(sink) if capture else contextlib.nullcontext():
             runner(["gridsched", *argv], *extra)
     except GridschedError as e:
         raise GridschedError(inputs.explain(str(e))) from None
@@ -223,7 +225,8 @@ def replay(trace: Union[PathLike, pd.DataFrame], policy: Any = "easy", *,
                 raise TypeError(
                     "policy: a built-in name (fcfs, easy, conservative, flexible) or an object "
                     "with a round(self, r) method")
-            _run(argv, inputs, report, _native.replay_policy, policy)
+            # Not captured: what the policy prints (while debugging it) stays visible.
+            _run(argv, inputs, report, _native.replay_policy, policy, capture=False)
         df = _read_csv(tmp / "jobs.csv")
         summary = json.loads((tmp / "summary.json").read_text())
     df.attrs["summary"] = summary
@@ -369,18 +372,20 @@ class Reproduction(NamedTuple):
 
 def reproduce(id: str, scale: str = "quick", *, root: Optional[PathLike] = None,
               reps: Optional[int] = None, jobs: Optional[int] = None,
-              threads: Optional[int] = None,
-              data_dir: Optional[PathLike] = None) -> Reproduction:
+              threads: Optional[int] = None, data_dir: Optional[PathLike] = None,
+              allow_dirty: bool = False) -> Reproduction:
     """Regenerates experiment ``id`` (``castillo-fig-3.4``, or bare ``fig-3.4``) as
     ``gridsched reproduce`` does: ``results`` (every run's values: the data CSV),
     ``summary`` (means and 95% confidence intervals), ``claims`` (each claim's verdict,
     measured numbers and, for a FAIL, the investigated reason) and the figure's SVG. Files are
     written to a temporary directory and removed, unless ``root`` names a project directory
-    to keep them in (``root`` = your checkout updates its data/ and figures/)."""
+    to keep them in (``root`` = your checkout updates its data/ and figures/; at paper scale
+    a checkout with uncommitted changes is refused unless ``allow_dirty``, as by the CLI). The
+    data directory is set once per process (the first ``data_dir`` given wins)."""
     with _workdir(root) as tmp:
         full_id, files, claims = _native.reproduce(
             id, str(tmp), scale, reps, jobs, threads,
-            None if data_dir is None else _text(data_dir))
+            None if data_dir is None else _text(data_dir), root is None or allow_dirty)
         by_suffix = {}
         for f in files:
             for suffix in (".summary.csv", ".timing.csv", ".meta.json", ".svg", ".table.md", ".csv"):

@@ -58,4 +58,5 @@ def reproduce(
     jobs: Optional[int] = None,
     threads: Optional[int] = None,
     data_dir: Optional[str] = None,
+    allow_dirty: bool = False,
 ) -> tuple[str, list[str], list[dict[str, Any]]]: ...

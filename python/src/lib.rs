@@ -501,9 +501,11 @@ fn experiments<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 }
 
 /// Reproduces experiment `id` into the project directory `root` (its data/ and figures/):
-/// the written files and the claims with their verdicts.
+/// the written files and the claims with their verdicts. As `gridsched reproduce`, a
+/// paper-scale run into a checkout with uncommitted changes is refused unless `allow_dirty`
+/// (the Python side sets it for its temporary directories, which are no checkout).
 #[pyfunction]
-#[pyo3(signature = (id, root, scale = "quick".to_string(), reps = None, jobs = None, threads = None, data_dir = None))]
+#[pyo3(signature = (id, root, scale = "quick".to_string(), reps = None, jobs = None, threads = None, data_dir = None, allow_dirty = false))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn reproduce<'py>(
     py: Python<'py>,
@@ -514,6 +516,7 @@ fn reproduce<'py>(
     jobs: Option<u64>,
     threads: Option<usize>,
     data_dir: Option<PathBuf>,
+    allow_dirty: bool,
 ) -> PyResult<(String, Vec<String>, Bound<'py, PyList>)> {
     let scale = Scale::from_name(&scale).ok_or_else(|| {
         GridschedError::new_err(format!("unknown scale `{scale}`; expected quick or paper"))
@@ -533,7 +536,7 @@ fn reproduce<'py>(
             progress: false,
             journal_dir: None,
             overrides: Default::default(),
-            allow_dirty: true,
+            allow_dirty,
         };
         let project = Project { root };
         let mut results = gridsched_repro::reproduce(&[exp], &opts, Some(&project))?;
