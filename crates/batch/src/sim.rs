@@ -672,6 +672,8 @@ pub struct Simulator {
     released: bool,
     /// A fixed reservation was added or cancelled since the last round.
     reservations_changed: bool,
+    /// A round opened by [`Simulator::begin_round`] is waiting to be closed.
+    round_open: bool,
     counters: Counters,
     /// Jobs added by [`Simulator::submit`] that finished, in completion order, until taken by
     /// [`Simulator::take_submitted_completions`] (how an application runner on top of the
@@ -795,6 +797,7 @@ impl Simulator {
             rs: RoundState::default(),
             released: false,
             reservations_changed: false,
+            round_open: false,
             counters: Counters::default(),
             submitted_done: Vec::new(),
         }
@@ -1176,17 +1179,50 @@ impl Simulator {
                 self.config.policy.name()
             )));
         }
-        while let Some(t) = self.next_event() {
-            self.process(t);
+        while self.begin_round()? {
             let result = dispatcher.round(&mut Round { sim: self });
-            self.end_round();
+            if result.is_err() {
+                self.end_round();
+            }
             result?;
         }
         Ok(())
     }
 
+    /// [`run_with`](Self::run_with) one round at a time, for a dispatcher that cannot be
+    /// handed to it as a `&mut` (one that lives in another language's runtime and reaches the
+    /// simulator through a handle it owns): closes the round it opened last (its holds
+    /// released, its notifications forgotten), processes the next event time and opens the
+    /// round there, which [`current_round`](Self::current_round) gives; `false` (and no
+    /// round open) when nothing is left. So
+    /// `while sim.begin_round()? { my_round(&mut sim.current_round().unwrap()) }` is
+    /// `run_with`. Needs [`Policy::External`].
+    pub fn begin_round(&mut self) -> Result<bool, SimError> {
+        if self.config.policy != Policy::External {
+            return Err(SimError::Config(format!(
+                "begin_round needs Policy::External, not {}",
+                self.config.policy.name()
+            )));
+        }
+        if self.round_open {
+            self.end_round();
+        }
+        let Some(t) = self.next_event() else {
+            return Ok(false);
+        };
+        self.process(t);
+        self.round_open = true;
+        Ok(true)
+    }
+
+    /// The round [`begin_round`](Self::begin_round) opened, if one is open.
+    pub fn current_round(&mut self) -> Option<Round<'_>> {
+        self.round_open.then_some(Round { sim: self })
+    }
+
     /// Forgets the round's holds and notifications (keeping the buffers' allocations).
     fn end_round(&mut self) {
+        self.round_open = false;
         self.released = false;
         self.reservations_changed = false;
         for (_, m, start, end, procs) in self.rs.holds.drain(..) {

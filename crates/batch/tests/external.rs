@@ -180,6 +180,39 @@ proptest! {
         prop_assert_eq!(outcomes(&external), outcomes(&builtin));
         prop_assert!(audit(&outcomes(&external), external.platform(), estimates).is_ok());
     }
+
+    /// `begin_round` / `round` (the door of a dispatcher living outside Rust, the Python
+    /// package's) drive the engine exactly as `run_with` does: the built-in EASY handed to
+    /// each, round by round, gives the same schedule, with holds released between rounds.
+    #[test]
+    fn stepped_rounds_equal_run_with(
+        (machines, jobs) in workload(),
+        requested in prop::collection::vec(1i64..40, 40),
+    ) {
+        let jobs: Vec<Job> = jobs.into_iter().zip(requested).map(|(j, q)| j.requested(q)).collect();
+        let platform = Platform::grid(machines, 2).unwrap();
+        let config = Config::new(Policy::External).estimates(Estimates::Requested);
+        let mut whole = Simulator::with_jobs(platform.clone(), config, jobs.clone()).unwrap();
+        whole.run_with(&mut Easy::new()).unwrap();
+        let mut stepped = Simulator::with_jobs(platform, config, jobs).unwrap();
+        prop_assert!(stepped.current_round().is_none());
+        let mut easy = Easy::new();
+        while stepped.begin_round().unwrap() {
+            easy.round(&mut stepped.current_round().unwrap()).unwrap();
+        }
+        prop_assert!(stepped.current_round().is_none());
+        prop_assert!(stepped.is_finished());
+        prop_assert_eq!(outcomes(&stepped), outcomes(&whole));
+    }
+}
+
+/// `begin_round` needs an external policy, as `run_with` does.
+#[test]
+fn begin_round_needs_an_external_policy() {
+    let platform = Platform::cluster(4).unwrap();
+    let jobs = vec![Job::new(1, 0, 2, 5)];
+    let mut sim = Simulator::with_jobs(platform, Config::new(Policy::Easy), jobs).unwrap();
+    assert!(sim.begin_round().is_err());
 }
 
 /// Holds: refused for a job that is not waiting, twice for the same job, on a machine too

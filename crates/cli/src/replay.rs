@@ -88,7 +88,18 @@ pub struct ReplayArgs {
     summary_json: Option<PathBuf>,
 }
 
+/// Runs a replay's simulator to its end, or stops with an error (an interrupt, a policy's
+/// refusal), and hands it back: how [`crate::replay_driven`] lets another front end drive the
+/// simulation.
+pub type Drive<'a> = &'a mut dyn FnMut(Simulator) -> Result<Simulator>;
+
 pub fn run(args: ReplayArgs) -> Result<()> {
+    run_driven(args, None)
+}
+
+/// The command, with the simulation run by `driver`'s function (under
+/// [`Policy::External`] when its flag is set) instead of [`Simulator::run`].
+pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) -> Result<()> {
     if let Some(p) = args.procs {
         crate::limits::procs("--procs", p)?;
     }
@@ -103,7 +114,10 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             ("--summary-json", args.summary_json.as_deref()),
         ],
     )?;
-    let policy: Policy = args.policy.into();
+    let policy: Policy = match driver {
+        Some((true, _)) => Policy::External,
+        _ => args.policy.into(),
+    };
     let estimates = match args.estimates {
         EstimatesArg::Actual => Estimates::Actual,
         EstimatesArg::Requested => Estimates::Requested,
@@ -123,6 +137,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     // MaxProcs is usable: then the log is simulated while it is read. Otherwise (and on every
     // error) the order of the steps below is that of a whole read, so that the user gets the
     // same message as before.
+    // A driven simulation is built once the log is read: the driver runs all of it.
     let early = args
         .procs
         .or_else(|| {
@@ -132,7 +147,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
                 .filter(|&m| m > 0 && m <= u64::from(gridsched_batch::MAX_CAPACITY))
                 .map(|m| m as u32)
         })
-        .and_then(|p| Some((p, Platform::cluster(p).ok()?)));
+        .and_then(|p| Some((p, Platform::cluster(p).ok()?)))
+        .filter(|_| driver.is_none());
     let (log, streamed) = match early {
         Some((procs, platform)) => {
             read_while_simulating(reader, options, procs, &platform, config)?
@@ -175,7 +191,10 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         Some((sim, _)) => sim,
         None => Simulator::with_jobs(platform.clone(), config, tj.jobs)?,
     };
-    sim.run();
+    match driver {
+        Some((_, drive)) => sim = drive(sim)?,
+        None => sim.run(),
+    }
     // Streamed, most of the simulation overlapped the reading.
     let sim_s = t1.elapsed().as_secs_f64();
     let outcomes: Vec<_> = sim.outcomes().collect();

@@ -39,7 +39,7 @@ pub struct TraceInput {
 /// The file a `--trace` names (a path, or a short name in the data directory), or an error
 /// that says where it was looked for and how to point elsewhere: `--data-dir`,
 /// `$GRIDSCHED_DATA`, and data/README.md for where the logs come from.
-pub(crate) fn log_path(trace: &str, data: Option<&std::path::Path>) -> Result<PathBuf> {
+pub fn log_path(trace: &str, data: Option<&std::path::Path>) -> Result<PathBuf> {
     let dir = data_dir(data);
     let path = trace_path(&dir, trace);
     if path.exists() {
