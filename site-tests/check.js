@@ -55,11 +55,15 @@ function staticRows() {
   const re = /<tr data-doc="([^"]*)" data-verdict="([^"]*)" data-chapter="([^"]*)" data-kind="([^"]*)">(.*?)<\/tr>/g;
   let m;
   while ((m = re.exec(html))) {
-    const text = m[5]
+    const cells = m[5].split("</td><td>").map((c) => c
       .replace(/<[^>]*>/g, "")
       .replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'").replace(/&amp;/g, "&");
-    rows.push({ doc: m[1], verdict: m[2], chapter: m[3].replace(/&amp;/g, "&"), kind: m[4], text: text.toLowerCase() });
+      .replace(/&#39;/g, "'").replace(/&amp;/g, "&"));
+    const link = /href="([^"]*#claim-[^"]*)"/.exec(m[5]);
+    rows.push({
+      doc: m[1], verdict: m[2], chapter: m[3].replace(/&amp;/g, "&"), kind: m[4],
+      text: cells.join(" ").toLowerCase(), quote: cells[6] || "", href: link ? link[1] : "",
+    });
   }
   return rows;
 }
@@ -194,6 +198,18 @@ async function main() {
     await page.goto(siteUrl(`claims.html#doc=${known.doc}&verdict=FAIL&chapter=6`), { waitUntil: "load" });
     const n = await check(`#doc=${known.doc}&verdict=FAIL&chapter=6`, known);
     console.log(`claims: ${rows.length} in all; ${known.doc} FAIL in chapter 6: ${n}`);
+    // One of those claims, found in the HTML, is among the rows shown, and is hidden by
+    // another verdict.
+    const shownRow = (href) => page.evaluate((h) => {
+      const a = document.querySelector(`#claims a[href="${h}"]`);
+      return !!a && !a.closest("tr").hidden;
+    }, href);
+    const target = rows.find((r) => r.doc === known.doc && r.verdict === "FAIL" && r.chapter === "6");
+    if (target) {
+      if (!(await shownRow(target.href))) fail(`claims.html: ${target.href} not shown under its own filter`);
+      await page.goto(siteUrl(`claims.html#doc=${known.doc}&verdict=PASS&chapter=6`), { waitUntil: "load" });
+      if (await shownRow(target.href)) fail(`claims.html: ${target.href} (FAIL) shown under verdict PASS`);
+    }
     // From the form, by keyboard and by selection.
     await page.goto(siteUrl("claims.html"), { waitUntil: "load" });
     await page.focus("#f-doc");
@@ -208,12 +224,13 @@ async function main() {
     await check("after Clear", {});
     if (!page.url().endsWith("claims.html")) fail(`claims.html: Clear left the address at ${page.url()}`);
     // Text search: words of one known claim's sentence find it, and only rows with them.
-    const sample = rows.find((r) => r.doc === known.doc && r.text.length > 40) || rows[0];
-    const words = sample.text.replace(/[^a-z0-9 ]/g, " ").split(/\s+/).filter((w) => w.length > 5).slice(0, 3).join(" ");
+    const sample = rows.find((r) => r.doc === known.doc && r.quote.length > 40) || rows[0];
+    const words = sample.quote.toLowerCase().replace(/[^a-z0-9 ]/g, " ").split(/\s+/).filter((w) => w.length > 5).slice(0, 3).join(" ");
     await page.focus("#f-q");
     await page.keyboard.type(words);
     const found = await check(`search "${words}"`, { q: words });
     if (found < 1) fail(`claims.html: search "${words}" finds nothing`);
+    if (!(await shownRow(sample.href))) fail(`claims.html: search "${words}" misses ${sample.href}`);
     await page.keyboard.press("Control+A");
     await page.keyboard.type("zzqx-no-such-claim");
     await check("search with no match", { q: "zzqx-no-such-claim" });

@@ -7,7 +7,9 @@
   var table = document.getElementById("claims");
   if (!form || !table) { return; }
   var rows = Array.prototype.slice.call(table.tBodies[0].rows);
-  var texts = rows.map(function (r) { return r.textContent.toLowerCase(); });
+  var texts = rows.map(function (r) {
+    return Array.prototype.map.call(r.cells, function (c) { return c.textContent; }).join(" ").toLowerCase();
+  });
   var count = document.getElementById("count");
   var fields = ["doc", "verdict", "chapter", "kind", "q"];
   function control(name) { return form.elements[name]; }
