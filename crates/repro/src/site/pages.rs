@@ -347,11 +347,12 @@ fn front_page(ctx: &Ctx) -> String {
             .ok();
         }
         t.push_str("</tbody>\n</table>\n");
-        b.push_str(&scroll(&t, "Paper-scale runs"));
         writeln!(
             b,
-            "<p>Sum of the wall times: {total:.0} s ({:.1} min); the runs shared the machine with other work.</p>",
-            total / 60.0
+            "<details><summary>{} sweeps; sum of the wall times {total:.0} s ({:.1} min), on a machine shared with other work</summary>\n{}</details>",
+            ctx.results.paper_runs.len(),
+            total / 60.0,
+            scroll(&t, "Paper-scale runs")
         )
         .ok();
     }
