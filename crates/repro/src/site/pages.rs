@@ -24,7 +24,7 @@ const KINDS: [(ClaimKind, &str); 4] = [
     (ClaimKind::Document, "the document's"),
     (ClaimKind::Sensitivity, "sensitivity"),
     (ClaimKind::Calibrated, "calibrated"),
-    (ClaimKind::Ours, "our check"),
+    (ClaimKind::Ours, "our checks"),
 ];
 
 fn kind_label(kind: ClaimKind) -> &'static str {
@@ -152,29 +152,41 @@ fn verdict_badge(v: Verdict) -> String {
     )
 }
 
-/// `PASS · TIE · ...` counts of one kind as a compact run of badges, each linked to the claims
-/// index filtered to it.
-fn counts_cells(p: &PagePath, key: &str, kind: ClaimKind, c: [usize; 5]) -> String {
-    let mut t = String::new();
-    for v in VERDICTS {
-        let n = c[verdict_index(v)];
-        if n == 0 {
-            t.push_str("<td class=\"num zero\">0</td>");
-        } else {
-            write!(
-                t,
-                "<td class=\"num\"><a href=\"{}#doc={key}&amp;verdict={}&amp;kind={}\" \
-                 aria-label=\"{n} {} {} claims of {key}\">{n}</a></td>",
-                p.href("claims.html"),
-                v.as_str(),
-                kind.as_str(),
-                v.as_str(),
-                kind.as_str(),
-            )
-            .ok();
-        }
+/// A count of claims of one document, kind and verdict, linked to the claims index filtered
+/// to them (plain `0` when there are none).
+fn count_link(p: &PagePath, key: &str, kind: ClaimKind, v: Verdict, n: usize) -> String {
+    if n == 0 {
+        return "0".to_string();
     }
-    t
+    format!(
+        "<a href=\"{}#doc={key}&amp;verdict={}&amp;kind={}\" aria-label=\"{n} {} {} claims of {key}\">{n}</a>",
+        p.href("claims.html"),
+        v.as_str(),
+        kind.as_str(),
+        v.as_str(),
+        kind.as_str(),
+    )
+}
+
+/// The document's own claims: a cell per verdict. Another kind: one cell, `a / b / c / d / e`.
+fn counts_cells(p: &PagePath, key: &str, kind: ClaimKind, c: [usize; 5]) -> String {
+    let links = VERDICTS.map(|v| count_link(p, key, kind, v, c[verdict_index(v)]));
+    if kind == ClaimKind::Document {
+        VERDICTS
+            .iter()
+            .zip(&links)
+            .map(|(v, l)| {
+                let zero = if c[verdict_index(*v)] == 0 {
+                    " zero"
+                } else {
+                    ""
+                };
+                format!("<td class=\"num{zero}\">{l}</td>")
+            })
+            .collect()
+    } else {
+        format!("<td class=\"num slashed\">{}</td>", links.join(" / "))
+    }
 }
 
 fn scroll(table: &str, label: &str) -> String {
@@ -217,18 +229,17 @@ fn front_page(ctx: &Ctx) -> String {
          <tr><th scope=\"col\" rowspan=\"2\">Document</th><th scope=\"col\" rowspan=\"2\">\
          Experiments run</th><th scope=\"col\" rowspan=\"2\">Scale</th>",
     );
-    for (_, label) in KINDS {
+    t.push_str("<th scope=\"colgroup\" colspan=\"5\">The documents' claims</th>");
+    for (_, label) in &KINDS[1..] {
         write!(
             t,
-            "<th scope=\"colgroup\" colspan=\"5\">{}</th>",
-            esc(label)
+            "<th scope=\"col\" rowspan=\"2\">{}: PASS / TIE / FAIL / SOFT-FAIL / SKIP</th>",
+            capitalized(label)
         )
         .ok();
     }
     t.push_str("</tr>\n<tr>");
-    for _ in KINDS {
-        t.push_str(&verdict_headers());
-    }
+    t.push_str(&verdict_headers());
     t.push_str("</tr>\n</thead>\n<tbody>\n");
     for pr in &ctx.results.papers {
         let scales: Vec<&str> = pr.scales.iter().map(|s| s.name()).collect();
