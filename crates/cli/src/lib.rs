@@ -49,6 +49,9 @@ enum Command {
     Replot(reproduce::ReplotArgs),
     /// Write REPRODUCTION.md from the results in data/ (paper scale where present, else quick).
     Report(reproduce::ReportArgs),
+    /// Write the reproduction as a static website (no server needed; opens from file://):
+    /// every document's verdicts, a page per experiment, the claims index, the benchmarks.
+    Site(reproduce::SiteArgs),
     /// Regenerate the results section and plots of docs/benchmarks.md from `cargo bench` output.
     BenchReport(bench::BenchReportArgs),
     /// Run a scheduler on your own input.
@@ -99,6 +102,7 @@ impl Command {
             Command::Merge(args) => reproduce::merge(args),
             Command::Replot(args) => reproduce::replot(args),
             Command::Report(args) => reproduce::report(args),
+        Command::Site(args) => reproduce::site(args),
             Command::BenchReport(args) => bench::report(args),
             Command::Schedule(cmd) => schedule::run(cmd),
             Command::Map(args) => map::run(args),

@@ -1,4 +1,4 @@
-//! `list`, `reproduce`, `merge` and `report`.
+//! `list`, `reproduce`, `merge`, `report` and `site`.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -388,4 +388,55 @@ pub fn report(args: ReportArgs) -> Result<()> {
         crate::out::data_on_stdout([out.as_path()]),
         &format!("wrote {} ({summary})\n", out.display()),
     )
+}
+
+#[derive(Debug, Args)]
+pub struct SiteArgs {
+    /// Folder to write the site to. It is replaced as a whole, so it must be missing, empty,
+    /// or a site this command wrote before (unless --replace).
+    #[arg(long)]
+    out: PathBuf,
+    /// Project root whose data/, figures/, experiments/ and docs/ the site is built from
+    /// (default: found from the current directory).
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// Folder of the implementation specs, rendered as pages that the interpretations' section
+    /// references link to (default: shared/spec beside the project root, when it exists).
+    #[arg(long)]
+    spec_dir: Option<PathBuf>,
+    /// Replace --out even when it holds other files (everything in it is deleted).
+    #[arg(long)]
+    replace: bool,
+}
+
+pub fn site(args: SiteArgs) -> Result<()> {
+    let registry = registry()?;
+    let project = project(args.root)?;
+    let spec_dir = match args.spec_dir {
+        Some(dir) if !dir.is_dir() => bail!("{}: no such spec folder", dir.display()),
+        Some(dir) => Some(dir),
+        None => project
+            .root
+            .parent()
+            .map(|p| p.join("shared").join("spec"))
+            .filter(|d| d.is_dir()),
+    };
+    let options = gridsched_repro::site::SiteOptions {
+        spec_dir,
+        repository: env!("CARGO_PKG_REPOSITORY").to_string(),
+    };
+    let site = gridsched_repro::site::render_site(&registry, &project, &options)?;
+    gridsched_repro::site::write_site(&site, &args.out, args.replace)?;
+    let pages = site.pages().count();
+    eprintln!(
+        "wrote {} ({pages} pages, {} files{})",
+        args.out.display(),
+        site.files.len(),
+        if options.spec_dir.is_some() {
+            ", specs linked"
+        } else {
+            "; no spec folder, section references left as text"
+        }
+    );
+    Ok(())
 }

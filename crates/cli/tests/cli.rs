@@ -77,6 +77,49 @@ fn reproduce_writes_csv_svg_and_prints_claims() {
     assert!(report.contains("castillo-fig-3.4"));
     assert!(report.contains("figures/castillo/fig-3.4.quick.svg"));
     assert!(report.contains("Not run yet: `cargo reproduce castillo-fig-3.5`"));
+    // So does the site; it rebuilds over itself, and never over a folder of the user's.
+    let site = dir.path().join("site");
+    let site_arg = site.to_str().unwrap();
+    for _ in 0..2 {
+        let out = gridsched(&["site", "--root", root, "--out", site_arg]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let page = std::fs::read_to_string(site.join("exp/castillo-fig-3.4.html")).unwrap();
+    assert!(
+        page.contains("../figures/castillo/fig-3.4.quick.svg"),
+        "{page}"
+    );
+    assert!(site.join("figures/castillo/fig-3.4.quick.svg").is_file());
+    assert!(site.join("exp/castillo-fig-3.5.html").is_file());
+    let mine = dir.path().join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    let out = gridsched(&["site", "--root", root, "--out", mine.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("--replace"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    let nowhere = dir.path().join("nowhere");
+    let out = gridsched(&[
+        "site",
+        "--root",
+        nowhere.to_str().unwrap(),
+        "--out",
+        dir.path().join("site2").to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("nowhere"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!dir.path().join("site2").exists());
     // `replot` redraws the same bytes from the results, and says when there are none.
     let svg = dir.path().join("figures/castillo/fig-3.4.quick.svg");
     let written = std::fs::read(&svg).unwrap();

@@ -2,16 +2,20 @@
 //!
 //! The report is rebuilt from the files in `data/` (paper scale where present, else quick):
 //! claims are re-evaluated from the per-run CSVs, so the report can never disagree with the data.
+//! It renders the [`Results`] model that the [`site`](crate::site) renders too.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::HarnessError;
-use crate::claims::{ClaimKind, ClaimOutcome, Verdict, fmt_sig4};
-use crate::output::{self, read_runs_csv};
+use crate::claims::{ClaimKind, Verdict, fmt_sig4};
+use crate::ledger::{Ledger, LedgerRow};
+use crate::output;
 use crate::registry::{Experiment, Registry};
-use crate::reproduce::{Project, check_claims, summarize};
-use crate::spec::{ColumnSpec, Params, Scale, TableLayout, TableSpec, TableSpread, TableValues};
+use crate::reproduce::Project;
+pub use crate::results::Counts;
+use crate::results::{ExperimentResults, PaperResults, PaperRun, Results, relative};
+use crate::spec::{ColumnSpec, Params, TableLayout, TableSpec, TableSpread, TableValues};
 use crate::table::{Lookup, SummaryTable};
 
 /// Writes the report to `out`; returns a one-line summary of the claim counts.
@@ -20,67 +24,43 @@ pub fn write_report(
     project: &Project,
     out: &Path,
 ) -> Result<String, HarnessError> {
+    let results = Results::load(registry, project)?;
     let mut body = String::new();
-    let mut totals = Counts::default();
     let mut overview = String::from(
         "| document | experiments run | scale | PASS | TIE | FAIL | SOFT-FAIL | SKIP | sensitivity: PASS / TIE / FAIL / SOFT-FAIL / SKIP | calibrated: PASS / TIE / FAIL / SOFT-FAIL / SKIP | our checks: PASS / TIE / FAIL / SOFT-FAIL / SKIP |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
-    for paper in registry.papers() {
-        let exps: Vec<&Experiment> = registry
-            .all()
-            .iter()
-            .filter(|e| e.paper.key == paper.key)
-            .collect();
-        if exps.is_empty() {
-            continue;
-        }
+    for pr in &results.papers {
+        let paper = pr.paper;
         writeln!(body, "## {} (seed {})\n", paper.citation, paper.seed).ok();
         writeln!(body, "Implementation spec: `shared/spec/{}`.\n", paper.spec).ok();
-        let mut counts = Counts::default();
-        let mut scales: Vec<&str> = Vec::new();
-        let mut run = 0;
-        let mut sections = String::new();
-        let mut judged: Vec<(String, ClaimOutcome, Option<Scale>)> = Vec::new();
-        for exp in exps {
-            let section = experiment_section(exp, project)?;
-            sections.push_str(&section.text);
-            if let Some(scale) = section.scale {
-                run += 1;
-                if !scales.contains(&scale.name()) {
-                    scales.push(scale.name());
-                }
-            }
-            for c in &section.claims {
-                counts.add(c);
-                totals.add(c);
-                judged.push((exp.spec.id.clone(), c.clone(), section.scale));
-            }
-        }
         // The divergence ledger opens the section: the headline claims and why each differs.
-        if let Some(ledger) = crate::ledger::load_ledger(&project.root, paper.key)? {
-            body.push_str(&ledger_table(&ledger, &judged, project));
+        if let Some(ledger) = &pr.ledger {
+            body.push_str(&ledger_table(ledger, pr, project));
         }
         // The readings chosen where the document is silent live beside its entries, written by
         // hand; the report carries them so the numbers and the choices behind them stay together.
-        let readings = project
-            .root
-            .join("experiments")
-            .join(paper.key)
-            .join("READINGS.md");
-        if let Ok(text) = std::fs::read_to_string(&readings) {
-            body.push_str(text.trim_end());
+        if let Some(text) = &pr.readings {
+            body.push_str(text);
             body.push_str("\n\n");
         }
-        body.push_str(&sections);
+        for e in &pr.experiments {
+            body.push_str(&experiment_section(e, project));
+        }
+        let counts = pr.counts;
         let d = counts.of(ClaimKind::Document);
         writeln!(
             overview,
-            "| {} | {run} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             paper.key,
-            if scales.is_empty() {
+            pr.run,
+            if pr.scales.is_empty() {
                 "—".to_string()
             } else {
-                scales.join(", ")
+                pr.scales
+                    .iter()
+                    .map(|s| s.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             },
             d[0],
             d[1],
@@ -93,7 +73,7 @@ pub fn write_report(
         )
         .ok();
     }
-    let paper_runs = paper_runs_table(registry, project);
+    let paper_runs = paper_runs_table(&results.paper_runs);
     let mut text = String::new();
     text.push_str("# Reproduction report\n\n");
     text.push_str(
@@ -128,80 +108,13 @@ pub fn write_report(
     text.push_str(&paper_runs);
     text.push_str(&body);
     output::write_atomic(out, text.as_bytes())?;
-    Ok(totals.line())
-}
-
-/// Claim verdicts counted per kind: `[PASS, TIE, FAIL, SOFT-FAIL, SKIP]` for each
-/// [`ClaimKind`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    by_kind: [[usize; 5]; 4],
-}
-
-impl Counts {
-    fn kind_index(kind: ClaimKind) -> usize {
-        match kind {
-            ClaimKind::Document => 0,
-            ClaimKind::Calibrated => 1,
-            ClaimKind::Ours => 2,
-            ClaimKind::Sensitivity => 3,
-        }
-    }
-
-    /// Counts one outcome.
-    pub fn add(&mut self, c: &ClaimOutcome) {
-        self.by_kind[Self::kind_index(c.kind)][verdict_index(c.verdict)] += 1;
-    }
-
-    /// `[PASS, TIE, FAIL, SOFT-FAIL, SKIP]` of one kind.
-    pub fn of(&self, kind: ClaimKind) -> [usize; 5] {
-        self.by_kind[Self::kind_index(kind)]
-    }
-
-    fn slashed(c: [usize; 5]) -> String {
-        format!("{} / {} / {} / {} / {}", c[0], c[1], c[2], c[3], c[4])
-    }
-
-    /// One line: the document claims' verdicts, then the other kinds, e.g.
-    /// `212 PASS, 4 TIE, 9 FAIL, 3 SOFT-FAIL, 12 SKIP (document claims); sensitivity 6 / 2 / 3 / 0 / 0; calibrated 3 / 0 / 0 / 0 / 0; our checks 20 / 0 / 0 / 0 / 0 (PASS / TIE / FAIL / SOFT-FAIL / SKIP)`.
-    pub fn line(&self) -> String {
-        let d = self.of(ClaimKind::Document);
-        format!(
-            "{} PASS, {} TIE, {} FAIL, {} SOFT-FAIL, {} SKIP (document claims); sensitivity {}; calibrated {}; our checks {} (PASS / TIE / FAIL / SOFT-FAIL / SKIP)",
-            d[0],
-            d[1],
-            d[2],
-            d[3],
-            d[4],
-            Self::slashed(self.of(ClaimKind::Sensitivity)),
-            Self::slashed(self.of(ClaimKind::Calibrated)),
-            Self::slashed(self.of(ClaimKind::Ours)),
-        )
-    }
+    Ok(results.totals.line())
 }
 
 /// One row per sweep run at paper scale: how long it took, where, and with what command (from
 /// the `*.paper.meta.json` files; experiments sharing a sweep share one run). Empty when no
 /// paper-scale result exists.
-fn paper_runs_table(registry: &Registry, project: &Project) -> String {
-    let mut rows: Vec<(String, Vec<String>, serde_json::Value)> = Vec::new();
-    for exp in registry.all() {
-        let Some(meta) = std::fs::read_to_string(project.meta_json(exp, Scale::Paper))
-            .ok()
-            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-        else {
-            continue;
-        };
-        let sweep = meta
-            .get("sweep")
-            .and_then(|v| v.as_str())
-            .unwrap_or(&exp.spec.id)
-            .to_string();
-        match rows.iter_mut().find(|r| r.0 == sweep) {
-            Some(row) => row.1.push(exp.spec.id.clone()),
-            None => rows.push((sweep, vec![exp.spec.id.clone()], meta)),
-        }
-    }
+fn paper_runs_table(rows: &[PaperRun]) -> String {
     if rows.is_empty() {
         return String::new();
     }
@@ -212,7 +125,12 @@ fn paper_runs_table(registry: &Registry, project: &Project) -> String {
     );
     let mut total = 0.0;
     let mut dirty: Vec<String> = Vec::new();
-    for (sweep, ids, meta) in &rows {
+    for PaperRun {
+        sweep,
+        experiments: ids,
+        meta,
+    } in rows
+    {
         let get = |k: &str| meta.get(k).cloned().unwrap_or(serde_json::Value::Null);
         let wall = get("wall_seconds").as_f64().unwrap_or(f64::NAN);
         total += wall;
@@ -266,11 +184,7 @@ fn revision_cell(revision: &str) -> String {
 /// The divergence ledger as a Markdown table: each headline claim with the document's words,
 /// its live verdict, the class of the difference and the evidence. A row whose claim is not
 /// among the judged ones says so instead of a verdict.
-fn ledger_table(
-    ledger: &crate::ledger::Ledger,
-    judged: &[(String, ClaimOutcome, Option<Scale>)],
-    project: &Project,
-) -> String {
+fn ledger_table(ledger: &Ledger, pr: &PaperResults, project: &Project) -> String {
     let mut t = String::from(
         "### Divergence ledger\n\n\
          The document's headline claims (those its abstract or conclusion state), each with its \
@@ -285,54 +199,19 @@ fn ledger_table(
         let Some((exp, id)) = row.target() else {
             continue;
         };
-        let found = judged.iter().find(|(e, c, _)| e == exp && c.id == id);
-        let (quote, verdict) = match found {
-            Some((_, c, scale)) => (
+        let (quote, verdict) = match pr.claim(exp, id) {
+            Some((c, scale)) => (
                 c.quote.clone(),
-                format!(
-                    "**{}**{}",
-                    c.verdict.as_str(),
-                    scale.map_or(String::new(), |s| format!(" ({})", s.name()))
-                ),
+                format!("**{}** ({})", c.verdict.as_str(), scale.name()),
             ),
             None => (String::new(), "no such claim judged".to_string()),
         };
-        let mut what = row.summary.clone();
-        if !row.quotes.is_empty() {
-            what.push_str(" The document: ");
-            what.push_str(
-                &row.quotes
-                    .iter()
-                    .map(|q| format!("“{q}”"))
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            );
-            what.push('.');
-        }
-        if !row.switch.is_empty() {
-            what.push_str(&format!(" Switch: `{}`.", row.switch));
-        }
-        if !row.evidence.is_empty() {
-            let links: Vec<String> = row
-                .evidence
-                .iter()
-                .map(|e| {
-                    let exists = project.root.join(e.split('#').next().unwrap_or(e)).exists();
-                    if exists {
-                        format!("[`{e}`]({e})")
-                    } else {
-                        format!("`{e}` (missing)")
-                    }
-                })
-                .collect();
-            what.push_str(&format!(" Evidence: {}.", links.join(", ")));
-        }
         writeln!(
             t,
             "| {exp} {id} | {} | {verdict} | {} | {} |",
             escape_cell(&quote),
             row.class.describe(),
-            escape_cell(&what)
+            escape_cell(&ledger_row_markdown(row, project))
         )
         .ok();
     }
@@ -340,23 +219,45 @@ fn ledger_table(
     t
 }
 
-fn verdict_index(v: Verdict) -> usize {
-    match v {
-        Verdict::Pass => 0,
-        Verdict::Tie => 1,
-        Verdict::Fail => 2,
-        Verdict::SoftFail => 3,
-        Verdict::Skip => 4,
+/// What differs in a ledger row, as Markdown: its summary, the document's places for a
+/// self-contradiction, the switch of a reading, and the evidence as links to repository paths
+/// (`(missing)` for a path that does not exist).
+pub fn ledger_row_markdown(row: &LedgerRow, project: &Project) -> String {
+    let mut what = row.summary.clone();
+    if !row.quotes.is_empty() {
+        what.push_str(" The document: ");
+        what.push_str(
+            &row.quotes
+                .iter()
+                .map(|q| format!("“{q}”"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        what.push('.');
     }
+    if !row.switch.is_empty() {
+        what.push_str(&format!(" Switch: `{}`.", row.switch));
+    }
+    if !row.evidence.is_empty() {
+        let links: Vec<String> = row
+            .evidence
+            .iter()
+            .map(|e| {
+                let exists = project.root.join(e.split('#').next().unwrap_or(e)).exists();
+                if exists {
+                    format!("[`{e}`]({e})")
+                } else {
+                    format!("`{e}` (missing)")
+                }
+            })
+            .collect();
+        what.push_str(&format!(" Evidence: {}.", links.join(", ")));
+    }
+    what
 }
 
-struct Section {
-    text: String,
-    scale: Option<Scale>,
-    claims: Vec<ClaimOutcome>,
-}
-
-fn params_line(params: &Params) -> String {
+/// `k = v, ...` of a parameter set.
+pub fn params_line(params: &Params) -> String {
     params
         .iter()
         .map(|(k, v)| format!("{k} = {v}"))
@@ -364,70 +265,80 @@ fn params_line(params: &Params) -> String {
         .join(", ")
 }
 
-fn fmt_values(values: &[f64]) -> String {
-    values
+/// Each series of a sweep: its name and, when it sets any, its parameters as `k = v, ...`.
+pub fn series_parts(sweep: &crate::spec::SweepSpec) -> Vec<(&str, Option<String>)> {
+    sweep
+        .series
         .iter()
-        .map(|v| v.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+        .map(|s| {
+            let params = (!s.parameters.is_empty()).then(|| params_line(&s.parameters));
+            (s.name.as_str(), params)
+        })
+        .collect()
+}
+
+/// The axis values an experiment ran at its scale, with their labels where the axis has them.
+pub fn axis_values_line(e: &ExperimentResults) -> String {
+    let Some(scale) = e.scale else {
+        return String::new();
+    };
+    let sweep = &e.exp.sweep;
+    match &sweep.axis.labels {
+        Some(_) => sweep
+            .axis_values(scale)
+            .iter()
+            .map(|&x| format!("{x} ({})", sweep.axis.display(x)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => sweep
+            .axis_values(scale)
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// How a claim was checked: its `expect`, with its `where` scope and `holds` quantifier.
+pub fn check_markdown(spec: &crate::claims::ClaimSpec) -> String {
+    let mut check = format!("`{}`", spec.expect);
+    if let Some(w) = &spec.r#where {
+        check.push_str(&format!(" where `{w}`"));
+    }
+    if let Some(h) = &spec.holds {
+        check.push_str(&format!(" (holds {h})"));
+    }
+    check
 }
 
 fn escape_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, HarnessError> {
+fn experiment_section(e: &ExperimentResults, project: &Project) -> String {
+    let exp = e.exp;
     let mut t = String::new();
     writeln!(t, "### {} — {}\n", exp.spec.id, exp.spec.title).ok();
     writeln!(t, "*{}*\n", exp.spec.caption).ok();
-    let scale = [Scale::Paper, Scale::Quick]
-        .into_iter()
-        .find(|s| project.runs_csv(exp, *s).is_file());
-    let Some(scale) = scale else {
+    let Some(scale) = e.scale else {
         writeln!(t, "Not run yet: `cargo reproduce {}`.\n", exp.spec.id).ok();
-        return Ok(Section {
-            text: t,
-            scale: None,
-            claims: Vec::new(),
-        });
+        return t;
     };
-    let (_, _, mut values) = read_runs_csv(&project.runs_csv(exp, scale))?;
-    let timing = project.timing_csv(exp, scale);
-    if timing.is_file() {
-        values.append(&mut read_runs_csv(&timing)?.2);
+    let rel = |p: &Path| relative(project, p);
+    if let Some((_, svg)) = e.figures.iter().find(|(s, _)| *s == scale) {
+        writeln!(t, "![{}]({})\n", exp.spec.id, rel(svg)).ok();
     }
-    let table = summarize(exp, &values);
-    let claims = check_claims(exp, &table, scale);
-    let rel = |p: &Path| {
-        p.strip_prefix(&project.root)
-            .unwrap_or(p)
-            .display()
-            .to_string()
-    };
-    let svg = project.figure_svg(exp, scale);
-    if svg.is_file() {
-        writeln!(t, "![{}]({})\n", exp.spec.id, rel(&svg)).ok();
-    }
-    let meta: Option<serde_json::Value> = std::fs::read_to_string(project.meta_json(exp, scale))
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok());
-    let field = |k: &str| {
-        meta.as_ref()
-            .and_then(|m| m.get(k))
-            .cloned()
-            .unwrap_or(serde_json::Value::Null)
-    };
     writeln!(
         t,
         "- **Scale:** {} — {} replications × {} jobs per point; wall time {} s on {}; revision {}.",
         scale.name(),
-        field("replications"),
-        field("jobs_per_replication"),
-        field("wall_seconds")
+        e.meta_field("replications"),
+        e.meta_field("jobs_per_replication"),
+        e.meta_field("wall_seconds")
             .as_f64()
             .map_or("?".to_string(), |w| format!("{w:.1}")),
-        field("machine").as_str().unwrap_or("?"),
-        revision_cell(field("git_revision").as_str().unwrap_or("?")),
+        e.meta_field("machine").as_str().unwrap_or("?"),
+        revision_cell(e.meta_field("git_revision").as_str().unwrap_or("?")),
     )
     .ok();
     let sweep = &exp.sweep;
@@ -442,30 +353,18 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
         sweep.model
     )
     .ok();
-    let axis_values = match &sweep.axis.labels {
-        Some(_) => sweep
-            .axis_values(scale)
-            .iter()
-            .map(|&x| format!("{x} ({})", sweep.axis.display(x)))
-            .collect::<Vec<_>>()
-            .join(", "),
-        None => fmt_values(sweep.axis_values(scale)),
-    };
     writeln!(
         t,
-        "- **Axis:** `{}` ∈ {{{axis_values}}}.",
+        "- **Axis:** `{}` ∈ {{{}}}.",
         sweep.axis.parameter,
+        axis_values_line(e)
     )
     .ok();
-    let series: Vec<String> = sweep
-        .series
-        .iter()
-        .map(|s| {
-            if s.parameters.is_empty() {
-                format!("`{}`", s.name)
-            } else {
-                format!("`{}` ({})", s.name, params_line(&s.parameters))
-            }
+    let series: Vec<String> = series_parts(sweep)
+        .into_iter()
+        .map(|(name, params)| match params {
+            None => format!("`{name}`"),
+            Some(p) => format!("`{name}` ({p})"),
         })
         .collect();
     writeln!(t, "- **Series:** {}.", series.join("; ")).ok();
@@ -476,28 +375,22 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
         rel(&project.summary_csv(exp, scale))
     )
     .ok();
-    if timing.is_file() {
+    if let Some(timing) = &e.timing {
         writeln!(
             t,
             "- **Measured CPU time** (wall-clock, not reproducible bit for bit, never snapshotted): `{}`.\n",
-            rel(&timing)
+            rel(timing)
         )
         .ok();
     }
     if exp.spec.kind == "table" {
-        t.push_str(&results_table(exp, &table));
+        t.push_str(&results_table(exp, &e.table));
     }
-    if !claims.is_empty() {
+    if !e.claims.is_empty() {
         t.push_str("| claim | verdict | the document says | checked as | measured |\n|---|---|---|---|---|\n");
-        for (c, parsed) in claims.iter().zip(&exp.claims) {
+        for (c, parsed) in e.claims.iter().zip(&exp.claims) {
             let spec = parsed.spec();
-            let mut check = format!("`{}`", spec.expect);
-            if let Some(w) = &spec.r#where {
-                check.push_str(&format!(" where `{w}`"));
-            }
-            if let Some(h) = &spec.holds {
-                check.push_str(&format!(" (holds {h})"));
-            }
+            let check = check_markdown(spec);
             let mut verdict = format!("**{}**", c.verdict.as_str());
             if c.soft {
                 verdict.push_str(" (soft)");
@@ -509,11 +402,8 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
                 ClaimKind::Sensitivity => verdict.push_str(" · sensitivity"),
             }
             let mut measured = c.summary.clone();
-            if matches!(c.verdict, Verdict::Tie | Verdict::Fail | Verdict::SoftFail) {
-                match &c.if_fails {
-                    Some(why) => measured.push_str(&format!(" — **why:** {why}")),
-                    None => measured.push_str(" — **why:** not investigated yet"),
-                }
+            if let Some(why) = reason(c) {
+                measured.push_str(&format!(" — **why:** {why}"));
             }
             if let Some(note) = &spec.note {
                 measured.push_str(&format!(" — note: {note}"));
@@ -541,19 +431,56 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
     for note in &exp.spec.notes {
         writeln!(t, "> {note}\n").ok();
     }
-    Ok(Section {
-        text: t,
-        scale: Some(scale),
-        claims,
-    })
+    t
 }
 
-/// The Markdown table of a `kind = "table"` experiment: the columns of its `[table]` (default:
-/// every metric of every series), each value as mean ± spread (95% CI half-width or sd),
-/// followed by the document's value where the entry gives one (`†`: flagged as anomalous). By
-/// default one row per axis value; `layout = "columns"` puts one row per column entry and the
-/// axis across, the shape of a document's table.
-pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
+/// The investigated reason shown beside a TIE, FAIL or SOFT-FAIL (`not investigated yet` when
+/// the entry gives none); `None` for a PASS or SKIP.
+pub fn reason(c: &crate::claims::ClaimOutcome) -> Option<&str> {
+    if matches!(c.verdict, Verdict::Tie | Verdict::Fail | Verdict::SoftFail) {
+        Some(c.if_fails.as_deref().unwrap_or("not investigated yet"))
+    } else {
+        None
+    }
+}
+
+/// The role of a cell of a [`ResultGrid`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GridRole {
+    /// A row label (an axis value or a column entry's heading).
+    Label,
+    /// Our mean ± spread.
+    Ours,
+    /// The document's value. `differs` is our mean's relative difference from it,
+    /// `(ours − document) / |document|`, when ours is further from it than both our spread and
+    /// half a percent of it (rounding in the document); `None` when they agree or one is
+    /// missing.
+    Document { differs: Option<f64> },
+}
+
+/// One cell of a [`ResultGrid`]: its text (plain, not escaped) and role.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridCell {
+    pub text: String,
+    pub role: GridRole,
+}
+
+/// The table of a `kind = "table"` experiment, before it is written as Markdown or HTML: a
+/// header row and body rows whose cells know whether they are ours or the document's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultGrid {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<GridCell>>,
+    /// The entry's `[table] note` (Markdown).
+    pub note: Option<String>,
+}
+
+/// The cells of a `kind = "table"` experiment: the columns of its `[table]` (default: every
+/// metric of every series), each value as mean ± spread (95% CI half-width or sd), followed by
+/// the document's value where the entry gives one (`†`: flagged as anomalous). By default one
+/// row per axis value; `layout = "columns"` puts one row per column entry and the axis across,
+/// the shape of a document's table.
+pub fn results_grid(exp: &Experiment, table: &SummaryTable) -> ResultGrid {
     let spec = exp.spec.table.clone().unwrap_or_else(|| TableSpec {
         columns: exp
             .spec
@@ -580,16 +507,19 @@ pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
         TableValues::Number => fmt_sig4(v),
         TableValues::Duration => fmt_duration(v),
     };
-    let ours = |c: &ColumnSpec, x: f64| match table.cell(&c.metric, &c.series, x) {
-        Some(cell) if cell.runs > 1 => {
-            let spread = match spec.spread {
-                TableSpread::Ci95 => cell.half_width,
-                TableSpread::Sd => cell.sd,
-            };
-            format!("{} ± {}", value(c, cell.mean), value(c, spread))
-        }
-        Some(cell) => value(c, cell.mean),
-        None => "—".to_string(),
+    let spread_of = |cell: &crate::table::Cell| match spec.spread {
+        TableSpread::Ci95 => cell.half_width,
+        TableSpread::Sd => cell.sd,
+    };
+    let ours = |c: &ColumnSpec, x: f64| GridCell {
+        text: match table.cell(&c.metric, &c.series, x) {
+            Some(cell) if cell.runs > 1 => {
+                format!("{} ± {}", value(c, cell.mean), value(c, spread_of(&cell)))
+            }
+            Some(cell) => value(c, cell.mean),
+            None => "—".to_string(),
+        },
+        role: GridRole::Ours,
     };
     let document = |c: &ColumnSpec, x: f64| {
         let reference = c.reference.as_ref()?;
@@ -599,70 +529,94 @@ pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
             .paper
             .iter()
             .position(|v| v.total_cmp(&x).is_eq());
-        let text = i
-            .and_then(|i| reference.get(i))
-            .filter(|v| v.is_finite())
-            .map_or("—".to_string(), |&v| value(c, v));
+        let doc = i.and_then(|i| reference.get(i)).filter(|v| v.is_finite());
+        let text = doc.map_or("—".to_string(), |&v| value(c, v));
         let flagged = c.flagged.iter().any(|f| f.total_cmp(&x).is_eq());
-        Some(if flagged { format!("{text} †") } else { text })
+        let differs = doc
+            .zip(table.cell(&c.metric, &c.series, x))
+            .and_then(|(&d, cell)| {
+                let gap = (cell.mean - d).abs();
+                (gap > spread_of(&cell) && gap > 0.005 * d.abs() && d != 0.0)
+                    .then(|| (cell.mean - d) / d.abs())
+            });
+        Some(GridCell {
+            text: if flagged { format!("{text} †") } else { text },
+            role: GridRole::Document { differs },
+        })
     };
-    let mut t = String::new();
-    let row = |t: &mut String, cells: &[String]| {
-        writeln!(t, "| {} |", cells.join(" | ")).ok();
+    let label = |text: String| GridCell {
+        text,
+        role: GridRole::Label,
     };
+    let mut header = Vec::new();
+    let mut rows = Vec::new();
     match spec.layout {
         TableLayout::Rows => {
-            let mut header = vec![escape_cell(&exp.sweep.axis.label)];
+            header.push(exp.sweep.axis.label.clone());
             for c in &spec.columns {
-                header.push(escape_cell(&c.heading()));
+                header.push(c.heading());
                 if c.reference.is_some() {
-                    header.push(format!("{} (document)", escape_cell(&c.heading())));
+                    header.push(format!("{} (document)", c.heading()));
                 }
             }
-            row(&mut t, &header);
-            writeln!(t, "|{}", "---|".repeat(header.len())).ok();
             for x in table.xs() {
-                let mut cells = vec![escape_cell(&exp.sweep.axis.display(x))];
+                let mut cells = vec![label(exp.sweep.axis.display(x))];
                 for c in &spec.columns {
                     cells.push(ours(c, x));
                     cells.extend(document(c, x));
                 }
-                row(&mut t, &cells);
+                rows.push(cells);
             }
         }
         TableLayout::Columns => {
             let xs = table.xs();
             let with_doc = spec.columns.iter().any(|c| c.reference.is_some());
-            let mut header = vec![String::new()];
+            header.push(String::new());
             for &x in &xs {
-                let label = escape_cell(&format!(
-                    "{} = {}",
-                    exp.sweep.axis.label,
-                    exp.sweep.axis.display(x)
-                ));
+                let axis = format!("{} = {}", exp.sweep.axis.label, exp.sweep.axis.display(x));
                 if with_doc {
-                    header.push(format!("{label}, ours"));
-                    header.push(format!("{label}, document"));
+                    header.push(format!("{axis}, ours"));
+                    header.push(format!("{axis}, document"));
                 } else {
-                    header.push(label);
+                    header.push(axis);
                 }
             }
-            row(&mut t, &header);
-            writeln!(t, "|{}", "---|".repeat(header.len())).ok();
             for c in &spec.columns {
-                let mut cells = vec![escape_cell(&c.heading())];
+                let mut cells = vec![label(c.heading())];
                 for &x in &xs {
                     cells.push(ours(c, x));
                     if with_doc {
-                        cells.push(document(c, x).unwrap_or_else(|| "—".to_string()));
+                        cells.push(document(c, x).unwrap_or_else(|| GridCell {
+                            text: "—".to_string(),
+                            role: GridRole::Document { differs: None },
+                        }));
                     }
                 }
-                row(&mut t, &cells);
+                rows.push(cells);
             }
         }
     }
+    ResultGrid {
+        header,
+        rows,
+        note: spec.note.clone(),
+    }
+}
+
+/// The Markdown table of a `kind = "table"` experiment ([`results_grid`]), followed by its note.
+pub fn results_table(exp: &Experiment, table: &SummaryTable) -> String {
+    let grid = results_grid(exp, table);
+    let mut t = String::new();
+    let row = |t: &mut String, cells: Vec<String>| {
+        writeln!(t, "| {} |", cells.join(" | ")).ok();
+    };
+    row(&mut t, grid.header.iter().map(|h| escape_cell(h)).collect());
+    writeln!(t, "|{}", "---|".repeat(grid.header.len())).ok();
+    for cells in &grid.rows {
+        row(&mut t, cells.iter().map(|c| escape_cell(&c.text)).collect());
+    }
     t.push('\n');
-    if let Some(note) = &spec.note {
+    if let Some(note) = &grid.note {
         writeln!(t, "{note}\n").ok();
     }
     t
@@ -691,6 +645,7 @@ pub fn fmt_duration(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::summarize;
     use crate::table::RunValue;
 
     #[test]

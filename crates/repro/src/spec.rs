@@ -132,6 +132,23 @@ impl SeriesSpec {
 }
 
 impl ExperimentSpec {
+    /// The document's chapter of this entry: the entry's `chapter` where it gives one, else the
+    /// leading number of a dotted figure or table number in its id (`castillo-fig-3.4` → `3`,
+    /// `kumar-table-4.1` → `4`), else none (a paper without chapters, or an entry of ours that
+    /// does not say).
+    pub fn chapter(&self) -> Option<String> {
+        if let Some(c) = &self.chapter {
+            return Some(c.clone());
+        }
+        let number = ["-fig-", "-tab-", "-table-"]
+            .iter()
+            .find_map(|k| self.id.split_once(k).map(|(_, n)| n))?;
+        let (chapter, rest) = number.split_once('.')?;
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let minor: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        (digits(chapter) && digits(&minor)).then(|| chapter.to_string())
+    }
+
     /// Checks the plot and table of an experiment against its sweep (series and metrics
     /// exist, reference rows match the axis, a Gantt chart names one series and one point).
     pub fn check_views(&self, sweep: &SweepSpec) -> Result<(), String> {
@@ -225,6 +242,11 @@ pub struct ExperimentSpec {
     pub title: String,
     /// `figure` or `table`.
     pub kind: String,
+    /// The document's chapter the entry belongs to, where its id does not say (an id with a
+    /// dotted number, `fig-3.4` or `table-4.1`, is in chapter `3` or `4`); see
+    /// [`ExperimentSpec::chapter`].
+    #[serde(default)]
+    pub chapter: Option<String>,
     /// The document's caption, verbatim where it has one.
     pub caption: String,
     pub sweep: SweepRef,
@@ -580,6 +602,31 @@ jobs = 10
             "id = \"kumar-x\"\ntitle = \"t\"\nkind = \"table\"\ncaption = \"c\"\nsweep = \"s\"\nmetrics = [\"makespan\"]\n{extra}"
         ))
         .unwrap()
+    }
+
+    #[test]
+    fn chapters_come_from_the_entry_or_a_dotted_number_in_the_id() {
+        let with_id = |id: &str, extra: &str| {
+            let mut e = experiment(&format!(
+                "{extra}[plot]\nmetric = \"makespan\"\ny_label = \"y\"\n"
+            ));
+            e.id = id.to_string();
+            e.chapter()
+        };
+        assert_eq!(with_id("castillo-fig-3.10", ""), Some("3".into()));
+        assert_eq!(with_id("kumar-table-4.1", ""), Some("4".into()));
+        assert_eq!(with_id("castillo-tab-5.1", ""), Some("5".into()));
+        assert_eq!(with_id("singh-fig-38-sites", ""), None);
+        assert_eq!(with_id("alzoubi-table-4", ""), None);
+        assert_eq!(with_id("castillo-sens-a27", ""), None);
+        assert_eq!(
+            with_id("singh-fig-38", "chapter = \"6\"\n"),
+            Some("6".into())
+        );
+        assert_eq!(
+            with_id("castillo-fig-3.4", "chapter = \"A\"\n"),
+            Some("A".into())
+        );
     }
 
     #[test]
