@@ -15,7 +15,6 @@ use gridsched_reservation::coalloc::{
     requests_from_swf,
 };
 use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
-use gridsched_workload::swf::{SwfLoadOptions, load_swf};
 
 /// Table 5.1's machine sizes for the thesis's logs (used when `--servers` is not given).
 const TABLE_5_1: [(&str, u32); 3] = [("CTC", 512), ("KTH", 128), ("HPC2N", 240)];
@@ -182,10 +181,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
     }
     let path = crate::trace::log_path(&args.trace, args.data_dir.as_deref())?;
     crate::out::check(&[("--trace", Some(&path))], &[("--out", Some(&args.out))])?;
-    let log = load_swf(&path, SwfLoadOptions { limit: args.limit })?;
-    for w in log.report.warnings() {
-        eprintln!("{}: {w}", path.display());
-    }
+    let log = crate::trace::load_log(&path, args.limit)?;
     let servers = match args.servers {
         Some(n) => n,
         None => match TABLE_5_1

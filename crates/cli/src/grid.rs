@@ -16,7 +16,6 @@ use gridsched_schedule_based::{
     Algorithm, Config, Metrics, NondelayedScope, TabuSetting, TieBreak, UsageDefinition, run,
 };
 use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
-use gridsched_workload::swf::{SwfLoadOptions, data_dir, load_swf, trace_path};
 
 use crate::out;
 
@@ -193,7 +192,8 @@ fn run_grid(a: RunArgs) -> Result<()> {
     let trace = a
         .trace
         .as_deref()
-        .map(|name| trace_path(&data_dir(a.data_dir.as_deref()), name));
+        .map(|name| crate::trace::log_path(name, a.data_dir.as_deref()))
+        .transpose()?;
     out::check(
         &[
             ("--machines", Some(&a.machines)),
@@ -213,7 +213,7 @@ fn run_grid(a: RunArgs) -> Result<()> {
     let jobs = match (&a.jobs, trace) {
         (Some(path), _) => read_jobs(path, widest)?,
         (None, Some(path)) => {
-            let log = load_swf(&path, SwfLoadOptions { limit: a.limit })?;
+            let log = crate::trace::load_log(&path, a.limit)?;
             let tj = trace_jobs(&log, widest);
             if tj.too_wide > 0 {
                 eprintln!(
@@ -373,6 +373,22 @@ fn generate(g: GenerateArgs) -> Result<()> {
     if !(g.tau > 0.0 && g.tau.is_finite()) {
         bail!("--tau must be positive");
     }
+    // The stream and its CSV text are held whole: a job and at least 20 bytes of its row, a
+    // machine and at least 8 of its own.
+    crate::limits::fits_memory(
+        "--jobs",
+        g.jobs,
+        u64::from(g.jobs),
+        std::mem::size_of::<gridsched_batch::Job>() as u64 + 20,
+        "jobs",
+    )?;
+    crate::limits::fits_memory(
+        "--machines",
+        g.machines,
+        u64::from(g.machines),
+        std::mem::size_of::<gridsched_batch::Machine>() as u64 + 8,
+        "machines",
+    )?;
     let w = GridWorkload {
         machines: g.machines,
         jobs: g.jobs,

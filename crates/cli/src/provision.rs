@@ -16,7 +16,6 @@ use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
 use gridsched_workflow::{
     CyberShake, GBIT, ReadOptions, SyntheticWorkflow, TransferModel, Workflow, read_workflow,
 };
-use gridsched_workload::swf::{SwfLoadOptions, load_swf};
 
 use crate::out;
 
@@ -210,7 +209,7 @@ pub(crate) fn load_site(
     procs_flag: &str,
     limit: Option<usize>,
 ) -> Result<(Vec<gridsched_batch::Job>, u32, String)> {
-    let log = load_swf(path, SwfLoadOptions { limit })?;
+    let log = crate::trace::load_log(path, limit)?;
     let procs = match procs {
         Some(p) => crate::limits::procs(procs_flag, p)?,
         None => crate::limits::header_procs(&log, path, procs_flag)?.with_context(|| {
@@ -409,6 +408,9 @@ fn load_workflow(a: &ProvisionArgs, widest: u32) -> Result<(Workflow, usize)> {
     Ok((wf, own))
 }
 
+/// The most MOGA generations `--generations` accepts.
+const MAX_GENERATIONS: u32 = 100_000;
+
 pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     if !(0.0..=1.0).contains(&a.alpha) {
         bail!("--alpha must be in [0, 1]");
@@ -421,6 +423,25 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             "--population {} is too large: at most {MAX_POPULATION} (MOGA ranks every pair of plans in each generation)",
             a.population
         );
+    }
+    if a.generations > 0 {
+        crate::limits::count(
+            "--generations",
+            u32::try_from(a.generations).unwrap_or(u32::MAX),
+            MAX_GENERATIONS,
+            &format!(
+                "at most {MAX_GENERATIONS} (10^4 times the thesis's 10: each generation evaluates and ranks the whole population)"
+            ),
+        )?;
+    }
+    if workflow_file(&a.workflow).is_none() && a.workflow != "cybershake" {
+        crate::limits::fits_memory(
+            "--tasks",
+            a.tasks,
+            u64::from(a.tasks),
+            std::mem::size_of::<gridsched_workflow::Task>() as u64,
+            "tasks",
+        )?;
     }
     // The sites.
     let specs: Vec<(String, Option<u32>)> = match &a.trace {

@@ -159,9 +159,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         bail!("{}: no job to replay", path.display());
     }
     let read_s = t0.elapsed().as_secs_f64();
-    for w in log.report.warnings() {
-        eprintln!("{}: {w}", path.display());
-    }
+    crate::trace::report_log(&path, &log);
     if tj.too_wide > 0 {
         eprintln!(
             "{}: {} jobs need more than {procs} processors and are dropped",
