@@ -289,7 +289,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
         run.outcomes.iter().map(f).sum::<f64>() / n
     };
     let max_wait = run.outcomes.iter().map(|o| o.wait_req()).max().unwrap_or(0);
-    eprintln!(
+    note!(
         "{}: {} jobs on N = {servers} servers (l_q = {} s, H = {} s, Δt = {} s, maxRet = {}); {} advance reservations{}",
         path.display(),
         requests.len(),
@@ -307,7 +307,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
             String::new()
         }
     );
-    eprintln!(
+    note!(
         "  scheduled {} ({} wider than N, not scheduled); mean wait {:.3} h, max {:.2} h; \
          {:.3} retries, {:.4} holds, {:.1} tree-node visits per request",
         run.outcomes.len(),
@@ -318,7 +318,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
         mean(&|o| f64::from(o.holds)),
         mean(&|o| o.ops as f64),
     );
-    eprintln!(
+    note!(
         "  scheduling took {elapsed:.2} s ({:.0} requests/s); wrote {}",
         requests.len() as f64 / elapsed.max(1e-9),
         crate::out::display(&args.out)

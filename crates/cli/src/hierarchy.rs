@@ -505,11 +505,11 @@ fn run_system(a: RunArgs) -> Result<()> {
     summary.push('\n');
     out::say(to_stderr, &summary)?;
     if a.experiment != 1 {
-        eprintln!(
+        note!(
             "note: the thesis measures TRT only under continuous submission (experiment 1, §5.8)"
         );
     }
-    eprintln!("wrote {}", out::display(&a.out));
+    note!("wrote {}", out::display(&a.out));
     Ok(())
 }
 

@@ -1,6 +1,16 @@
 //! `gridsched`: reproduce the figures of five grid-scheduling documents, and run their
 //! schedulers on your own inputs. A thin layer over the `gridsched-*` libraries.
 
+/// `eprintln!` for the CLI's notes and errors: a standard error that cannot be written (a
+/// full device, a closed pipe) loses the note instead of panicking, so the command's own
+/// exit code stands (`2>/dev/full` gave 101).
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod bench;
 mod coalloc;
 mod grid;
@@ -110,7 +120,7 @@ fn main() -> ExitCode {
         // The reader of a pipe went away (`gridsched ... --out - | head`): like cat, stop quietly.
         Err(e) if out::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            note!("error: {e:#}");
             ExitCode::FAILURE
         }
     }

@@ -47,7 +47,7 @@ pub fn man(args: ManArgs) -> Result<()> {
         .map(|(p, b)| (p.as_path(), b.as_slice()))
         .collect();
     crate::out::write_all(&outputs)?;
-    eprintln!("wrote {} man pages into {}", files.len(), dir.display());
+    note!("wrote {} man pages into {}", files.len(), dir.display());
     Ok(())
 }
 

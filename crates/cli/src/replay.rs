@@ -161,7 +161,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let read_s = t0.elapsed().as_secs_f64();
     crate::trace::report_log(&path, &log);
     if tj.too_wide > 0 {
-        eprintln!(
+        note!(
             "{}: {} jobs need more than {procs} processors and are dropped",
             path.display(),
             tj.too_wide
@@ -268,7 +268,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             .flatten(),
     );
     out::say(to_stderr, &report)?;
-    eprintln!(
+    note!(
         "read {read_s:.2} s, simulated {sim_s:.3} s ({:.0} jobs/s); wrote {}",
         n as f64 / sim_s.max(1e-9),
         out::display(&args.out)

@@ -128,7 +128,7 @@ fn selected<'a>(registry: &'a Registry, ids: &[String], all: bool) -> Result<Vec
         let e = registry.resolve(id)?;
         let candidates = registry.candidates(id);
         if candidates.len() > 1 {
-            eprintln!(
+            note!(
                 "note: `{id}` names {}; running {} (use the full id for another)",
                 candidates.join(" and "),
                 e.spec.id

@@ -348,6 +348,9 @@ pub fn info_text(path: &Path, sha: &str, log: &SwfLog, processors: Option<u32>) 
 }
 
 fn info(args: &InfoArgs) -> Result<()> {
+    if let Some(p) = args.processors {
+        crate::limits::procs("--processors", p)?;
+    }
     let path = args.input.path()?;
     // One read for the log and its hash: a FIFO or a pipe on /dev/stdin cannot be reopened.
     let (log, sha) = load_swf_with_sha256(
@@ -408,10 +411,10 @@ fn convert(args: &ConvertArgs) -> Result<()> {
     // What was written is said only once it is (the log's warnings in any case, after it).
     let written = crate::out::write(&args.out, &buf);
     if written.is_ok() {
-        eprintln!("{done}");
+        note!("{done}");
     }
     for w in log.report.warnings() {
-        eprintln!("{w}");
+        note!("{w}");
     }
     written
 }

@@ -173,7 +173,7 @@ pub fn reproduce(
             finished.push((
                 i,
                 match (project, run.shard) {
-                    (Some(p), Some(shard)) => write_shard(e, &run, p, rev, shard)?,
+                    (Some(p), Some(shard)) => write_shard(e, &run, p, rev, shard, opts.threads)?,
                     _ => finish(e, &run, project.map(|p| (p, rev)), opts.threads)?,
                 },
             ));
@@ -250,6 +250,7 @@ fn write_shard(
     project: &Project,
     revision: &str,
     shard: (u32, u32),
+    threads: Option<usize>,
 ) -> Result<ExperimentResult, HarnessError> {
     let path = project.shard_csv(exp, run.scale, shard);
     output::write_atomic(
@@ -263,7 +264,7 @@ fn write_shard(
         )?;
     }
     let meta = path.with_extension("meta.json");
-    let json = serde_json::to_string_pretty(&provenance(exp, run, revision, None))
+    let json = serde_json::to_string_pretty(&provenance(exp, run, revision, threads))
         .map_err(|e| HarnessError::Data(e.to_string()))?;
     output::write_atomic(&meta, format!("{json}\n").as_bytes())?;
     Ok(ExperimentResult {

@@ -487,7 +487,9 @@ impl Progress {
                 String::new()
             };
             let pct = 100.0 * n as f64 / *total as f64;
-            eprintln!(
+            // A standard error that cannot be written loses the line, not the run.
+            let _ = writeln!(
+                std::io::stderr().lock(),
                 "{name}: {n}/{total} runs ({pct:.0}%), {} elapsed{eta}",
                 human_duration(elapsed)
             );
