@@ -171,7 +171,7 @@ struct GenerateArgs {
     /// Number of machines.
     #[arg(long, default_value_t = 150)]
     machines: u32,
-    /// Directory for machines.csv and jobs.csv (created if missing).
+    /// Directory for machines.csv and jobs.csv (created if missing; its parent must exist).
     #[arg(long)]
     out_dir: PathBuf,
 }
@@ -417,6 +417,7 @@ fn generate(g: GenerateArgs) -> Result<()> {
             j.id
         );
     }
+    out::out_dir("--out-dir", &g.out_dir)?;
     let (mpath, jpath) = (g.out_dir.join("machines.csv"), g.out_dir.join("jobs.csv"));
     out::write_all(&[
         (&mpath, write_machines(&machines).as_bytes()),

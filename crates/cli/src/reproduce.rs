@@ -427,6 +427,14 @@ pub struct ReportArgs {
 pub fn report(args: ReportArgs) -> Result<()> {
     let registry = registry()?;
     let project = project(args.root)?;
+    // The report is built from what the root holds: a root that is not there has nothing,
+    // and an empty report would say so only by omission (`replot` refuses it too).
+    if !project.root.join("data").is_dir() {
+        bail!(
+            "{}: no data/ directory with results to report (is this the project root?)",
+            project.root.display()
+        );
+    }
     let out = args
         .out
         .unwrap_or_else(|| project.root.join("REPRODUCTION.md"));

@@ -598,3 +598,147 @@ fn provision_gives_zero_length_tasks_full_rows_and_no_nan() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reports that hide loss.
+
+/// `reproduce fig-3.4` at a tiny size under `root` (sharded when `shard` is given).
+fn tiny_run(root: &Path, shard: Option<&str>) {
+    let mut args = vec![
+        "reproduce",
+        "fig-3.4",
+        "--root",
+        s(root),
+        "--reps",
+        "1",
+        "--jobs",
+        "200",
+    ];
+    if let Some(k) = shard {
+        args.extend(["--shard", k]);
+    }
+    let o = gridsched(&args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn report_refuses_a_root_without_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("missing");
+    let o = gridsched(&["report", "--root", s(&root)]);
+    refused(&o, "no data/ directory", &root);
+}
+
+#[test]
+fn report_fails_on_unreadable_readings_and_garbled_provenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    tiny_run(root, None);
+    let out = root.join("REPRODUCTION.md");
+    let ok = gridsched(&["report", "--root", s(root)]);
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    std::fs::remove_file(&out).unwrap();
+    // Readings that are not UTF-8 are an error naming the file, not a section left out.
+    let readings = root.join("experiments/singh/READINGS.md");
+    std::fs::create_dir_all(readings.parent().unwrap()).unwrap();
+    std::fs::write(&readings, b"# Readings\n\xff\xfe broken\n").unwrap();
+    let o = gridsched(&["report", "--root", s(root)]);
+    refused(&o, "READINGS.md: not UTF-8", &out);
+    std::fs::remove_file(&readings).unwrap();
+    // A garbled provenance sidecar is an error naming the file, not "null replications".
+    let meta = root.join("data/castillo/fig-3.4.quick.meta.json");
+    assert!(meta.is_file(), "a run writes its provenance");
+    std::fs::write(&meta, "{\"replications\": 1,").unwrap();
+    let o = gridsched(&["report", "--root", s(root)]);
+    refused(&o, "fig-3.4.quick.meta.json: not valid JSON", &out);
+}
+
+#[test]
+fn merge_refuses_shards_of_another_seed_and_non_finite_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    tiny_run(root, Some("1/2"));
+    tiny_run(root, Some("2/2"));
+    let shards = root.join("data/castillo/shards");
+    let meta = shards.join("fig-3.4.quick.shard-2-of-2.meta.json");
+    let good = std::fs::read_to_string(&meta).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&good).unwrap();
+    v["seed"] = serde_json::json!(v["seed"].as_u64().unwrap() + 1);
+    std::fs::write(&meta, v.to_string()).unwrap();
+    let merged = root.join("data/castillo/fig-3.4.quick.csv");
+    let o = gridsched(&["merge", "fig-3.4", "--scale", "quick", "--root", s(root)]);
+    refused(&o, "is not the sweep's", &merged);
+    std::fs::write(&meta, good).unwrap();
+    // A point that is not a number.
+    let csv = shards.join("fig-3.4.quick.shard-2-of-2.csv");
+    let body = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = body.lines().map(String::from).collect();
+    let mut fields: Vec<String> = lines[1].split(',').map(String::from).collect();
+    fields[3] = "NaN".into();
+    lines[1] = fields.join(",");
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let o = gridsched(&["merge", "fig-3.4", "--scale", "quick", "--root", s(root)]);
+    refused(&o, "the point `NaN` is not finite", &merged);
+    // An infinite value.
+    let mut fields: Vec<String> = body
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .map(String::from)
+        .collect();
+    fields[7] = "inf".into();
+    lines[1] = fields.join(",");
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    let o = gridsched(&["merge", "fig-3.4", "--scale", "quick", "--root", s(root)]);
+    refused(&o, "the value `inf` is not finite", &merged);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs: a user's file system is not ours to reshape.
+
+#[test]
+fn out_creates_no_directory_follows_no_dangling_link_and_replaces_no_read_only_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = write(dir.path(), "site.swf", SITE);
+    let convert = |out: &Path| gridsched(&["trace", "convert", s(&log), "--out", s(out)]);
+    // A missing parent directory is not created.
+    let nested = dir.path().join("new/dir/jobs.csv");
+    let o = convert(&nested);
+    refused(&o, "outputs do not create directories", &nested);
+    assert!(!dir.path().join("new").exists());
+    // A dangling symbolic link: its target is not created.
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink("target.csv", &link).unwrap();
+    let o = convert(&link);
+    refused(&o, "which does not exist", &dir.path().join("target.csv"));
+    // A read-only file is not replaced (as root, a rename would replace it).
+    let ro = write(dir.path(), "ro.csv", "keep me\n");
+    let mut perms = std::fs::metadata(&ro).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&ro, perms).unwrap();
+    let o = convert(&ro);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("is read-only"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&ro).unwrap(), "keep me\n");
+    // `grid generate --out-dir` creates its directory, not the directory's parents.
+    let o = gridsched(&[
+        "grid",
+        "generate",
+        "--jobs",
+        "5",
+        "--machines",
+        "2",
+        "--out-dir",
+        s(&dir.path().join("a/b")),
+    ]);
+    refused(
+        &o,
+        "its parent directory does not exist",
+        &dir.path().join("a"),
+    );
+}

@@ -67,9 +67,22 @@ pub fn write_report(
             .join("experiments")
             .join(paper.key)
             .join("READINGS.md");
-        if let Ok(text) = std::fs::read_to_string(&readings) {
-            body.push_str(text.trim_end());
-            body.push_str("\n\n");
+        // A document without readings has no file; one that cannot be read (not UTF-8, a
+        // directory, no permission) is an error, not a section silently left out.
+        match std::fs::read(&readings) {
+            Ok(bytes) => {
+                let text = String::from_utf8(bytes).map_err(|e| {
+                    HarnessError::Data(format!(
+                        "{}: not UTF-8 text (byte {}); the report would leave its readings out",
+                        readings.display(),
+                        e.utf8_error().valid_up_to()
+                    ))
+                })?;
+                body.push_str(text.trim_end());
+                body.push_str("\n\n");
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(HarnessError::io(&readings, e)),
         }
         body.push_str(&sections);
         let d = counts.of(ClaimKind::Document);
@@ -93,7 +106,7 @@ pub fn write_report(
         )
         .ok();
     }
-    let paper_runs = paper_runs_table(registry, project);
+    let paper_runs = paper_runs_table(registry, project)?;
     let mut text = String::new();
     text.push_str("# Reproduction report\n\n");
     text.push_str(
@@ -183,13 +196,10 @@ impl Counts {
 /// One row per sweep run at paper scale: how long it took, where, and with what command (from
 /// the `*.paper.meta.json` files; experiments sharing a sweep share one run). Empty when no
 /// paper-scale result exists.
-fn paper_runs_table(registry: &Registry, project: &Project) -> String {
+fn paper_runs_table(registry: &Registry, project: &Project) -> Result<String, HarnessError> {
     let mut rows: Vec<(String, Vec<String>, serde_json::Value)> = Vec::new();
     for exp in registry.all() {
-        let Some(meta) = std::fs::read_to_string(project.meta_json(exp, Scale::Paper))
-            .ok()
-            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-        else {
+        let Some(meta) = read_meta(&project.meta_json(exp, Scale::Paper), exp)? else {
             continue;
         };
         let sweep = meta
@@ -203,7 +213,7 @@ fn paper_runs_table(registry: &Registry, project: &Project) -> String {
         }
     }
     if rows.is_empty() {
-        return String::new();
+        return Ok(String::new());
     }
     let mut t = String::from(
         "### Paper-scale runs\n\n\
@@ -251,7 +261,7 @@ fn paper_runs_table(registry: &Registry, project: &Project) -> String {
         )
         .ok();
     }
-    t
+    Ok(t)
 }
 
 /// A revision for a Markdown cell, flagged when it was taken from a dirty working tree.
@@ -376,6 +386,30 @@ fn escape_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
+/// A run's provenance sidecar: `None` when there is none (quick-scale results do not keep
+/// theirs), an error naming the file when it is there but unreadable or not a JSON object, so a
+/// damaged file does not become "null replications ... revision `?`".
+fn read_meta(path: &Path, exp: &Experiment) -> Result<Option<serde_json::Value>, HarnessError> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(HarnessError::io(path, e)),
+    };
+    match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(v) if v.is_object() => Ok(Some(v)),
+        Ok(_) => Err(HarnessError::Data(format!(
+            "{}: not the provenance object a run writes; rerun `gridsched reproduce {}` or restore the file",
+            path.display(),
+            exp.spec.id
+        ))),
+        Err(e) => Err(HarnessError::Data(format!(
+            "{}: not valid JSON ({e}); rerun `gridsched reproduce {}` or restore the file",
+            path.display(),
+            exp.spec.id
+        ))),
+    }
+}
+
 fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, HarnessError> {
     let mut t = String::new();
     writeln!(t, "### {} — {}\n", exp.spec.id, exp.spec.title).ok();
@@ -408,9 +442,7 @@ fn experiment_section(exp: &Experiment, project: &Project) -> Result<Section, Ha
     if svg.is_file() {
         writeln!(t, "![{}]({})\n", exp.spec.id, rel(&svg)).ok();
     }
-    let meta: Option<serde_json::Value> = std::fs::read_to_string(project.meta_json(exp, scale))
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok());
+    let meta = read_meta(&project.meta_json(exp, scale), exp)?;
     let field = |k: &str| {
         meta.as_ref()
             .and_then(|m| m.get(k))
