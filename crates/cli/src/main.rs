@@ -94,6 +94,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // An interrupt (or a batch system's SIGTERM) ends the process without destructors: remove
+    // the outputs' staged temporary files first, so none is left beside an output.
+    let _ = ctrlc::set_handler(|| {
+        gridsched_repro::output::remove_temporary_files();
+        std::process::exit(130);
+    });
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List => reproduce::list(),

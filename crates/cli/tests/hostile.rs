@@ -742,3 +742,57 @@ fn out_creates_no_directory_follows_no_dangling_link_and_replaces_no_read_only_f
         &dir.path().join("a"),
     );
 }
+
+/// An interrupt while outputs are being put in place leaves no hidden temporary file. The
+/// jobs CSV is staged into `.gridsched-XXXXXX` first; the summary goes to a FIFO, whose
+/// opening blocks until a reader comes: the test waits (on that condition, not on a clock)
+/// until the temporary file exists, then sends SIGINT.
+#[test]
+fn an_interrupt_during_the_final_write_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = write(dir.path(), "site.swf", SITE);
+    let fifo = dir.path().join("summary.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("NOTICE: mkfifo unavailable; skipping");
+        return;
+    }
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gridsched"))
+        .args([
+            "replay",
+            "--policy",
+            "fcfs",
+            "--trace",
+            s(&log),
+            "--out",
+            s(&out.join("jobs.csv")),
+            "--summary-json",
+            s(&fifo),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let temporary = || {
+        std::fs::read_dir(&out)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".gridsched-"))
+            .count()
+    };
+    while temporary() == 0 {
+        assert!(child.try_wait().unwrap().is_none(), "exited before staging");
+        std::thread::yield_now();
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    assert_eq!(temporary(), 0, "a .gridsched-* file was left behind");
+    assert!(!out.join("jobs.csv").exists());
+}

@@ -171,6 +171,34 @@ pub fn resolve_links(path: &Path) -> std::io::Result<std::path::PathBuf> {
     )))
 }
 
+/// The temporary files staged and not yet renamed into place (or dropped), so that an
+/// interrupt can remove them: a signal ends the process without running destructors.
+static TEMPORARIES: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn register_temporary(path: &Path) {
+    if let Ok(mut live) = TEMPORARIES.lock() {
+        live.push(path.to_path_buf());
+    }
+}
+
+fn forget_temporary(path: &Path) {
+    if let Ok(mut live) = TEMPORARIES.lock() {
+        live.retain(|p| p != path);
+    }
+}
+
+/// Removes every temporary file an output has staged and not yet put in place: what an
+/// interrupt handler calls before it ends the process (`gridsched` does on SIGINT, SIGTERM
+/// and SIGHUP), so no hidden `.gridsched-XXXXXX` file is left beside an output. A file
+/// dropped on an error path is already gone; removing it again is harmless.
+pub fn remove_temporary_files() {
+    if let Ok(mut live) = TEMPORARIES.lock() {
+        for p in live.drain(..) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 /// Writes an output file wherever it points, the one way every command and the harness write:
 ///
 /// - `-`, or a path that names standard output as an open descriptor (`/dev/stdout`,
@@ -429,6 +457,7 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
     let mut tmp = builder
         .tempfile_in(dir)
         .map_err(|e| HarnessError::io(dir, e))?;
+    register_temporary(tmp.path());
     if let Some(m) = &existing {
         tmp.as_file()
             .set_permissions(m.permissions())
@@ -496,8 +525,10 @@ impl Staged<'_> {
                 f.write_all(&bytes).map_err(|e| HarnessError::io(path, e))
             }
             StagedKind::Temp(tmp, target) => {
-                tmp.persist(&target)
-                    .map_err(|e| HarnessError::io(path, e.error))?;
+                let name = tmp.path().to_path_buf();
+                let persisted = tmp.persist(&target);
+                forget_temporary(&name);
+                persisted.map_err(|e| HarnessError::io(path, e.error))?;
                 Ok(())
             }
         }
