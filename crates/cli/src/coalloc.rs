@@ -15,7 +15,6 @@ use gridsched_reservation::coalloc::{
     requests_from_swf,
 };
 use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
-use gridsched_workload::swf::{SwfLoadOptions, load_swf};
 
 /// Table 5.1's machine sizes for the thesis's logs (used when `--servers` is not given).
 const TABLE_5_1: [(&str, u32); 3] = [("CTC", 512), ("KTH", 128), ("HPC2N", 240)];
@@ -182,10 +181,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
     }
     let path = crate::trace::log_path(&args.trace, args.data_dir.as_deref())?;
     crate::out::check(&[("--trace", Some(&path))], &[("--out", Some(&args.out))])?;
-    let log = load_swf(&path, SwfLoadOptions { limit: args.limit })?;
-    for w in log.report.warnings() {
-        eprintln!("{}: {w}", path.display());
-    }
+    let log = crate::trace::load_log(&path, args.limit)?;
     let servers = match args.servers {
         Some(n) => n,
         None => match TABLE_5_1
@@ -293,7 +289,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
         run.outcomes.iter().map(f).sum::<f64>() / n
     };
     let max_wait = run.outcomes.iter().map(|o| o.wait_req()).max().unwrap_or(0);
-    eprintln!(
+    note!(
         "{}: {} jobs on N = {servers} servers (l_q = {} s, H = {} s, Δt = {} s, maxRet = {}); {} advance reservations{}",
         path.display(),
         requests.len(),
@@ -311,7 +307,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
             String::new()
         }
     );
-    eprintln!(
+    note!(
         "  scheduled {} ({} wider than N, not scheduled); mean wait {:.3} h, max {:.2} h; \
          {:.3} retries, {:.4} holds, {:.1} tree-node visits per request",
         run.outcomes.len(),
@@ -322,7 +318,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
         mean(&|o| f64::from(o.holds)),
         mean(&|o| o.ops as f64),
     );
-    eprintln!(
+    note!(
         "  scheduling took {elapsed:.2} s ({:.0} requests/s); wrote {}",
         requests.len() as f64 / elapsed.max(1e-9),
         crate::out::display(&args.out)

@@ -201,10 +201,22 @@ fn parse_os_changes(text: &str) -> Result<OsChanges> {
     }
     let means = text
         .split(',')
-        .map(|d| parse_duration_ms(d.trim()))
+        .map(|d| {
+            let ms = parse_duration_ms(d.trim())?;
+            if ms < MIN_OS_CHANGE_MS {
+                bail!(
+                    "`{}` is too short: an OS-change mean must be at least 1 s (each of the grid's 520 servers changes about once per mean, so a run of simulated hours at shorter means takes billions of changes; the thesis's means are days to months)",
+                    d.trim()
+                );
+            }
+            Ok(ms)
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok(OsChanges::with_means(means))
 }
+
+/// The shortest OS-change mean `--os-changes` accepts, ms.
+const MIN_OS_CHANGE_MS: u64 = 1_000;
 
 /// A positive duration with a unit (`ms`, `s`, `min`, `h`, `d`, `w`), in whole ms.
 fn parse_duration_ms(text: &str) -> Result<u64> {
@@ -232,6 +244,7 @@ fn parse_duration_ms(text: &str) -> Result<u64> {
     if ms.is_nan() || ms < 1.0 {
         bail!("`{text}`: a duration must be at least 1 ms");
     }
+
     Ok(ms as u64)
 }
 
@@ -313,6 +326,14 @@ fn run_system(a: RunArgs) -> Result<()> {
     if a.jobs == 0 {
         bail!("--jobs must be at least 1");
     }
+    // Every job's draw, its record and its CSV row (at least 40 bytes) are held at once.
+    crate::limits::fits_memory(
+        "--jobs",
+        a.jobs,
+        u64::from(a.jobs),
+        std::mem::size_of::<gridsched_hierarchical::JobSpec>() as u64 + 40,
+        "jobs",
+    )?;
     let bytes = parse_size(&a.size).context("--size")?;
     if bytes < 1_000_000 {
         bail!(
@@ -484,11 +505,11 @@ fn run_system(a: RunArgs) -> Result<()> {
     summary.push('\n');
     out::say(to_stderr, &summary)?;
     if a.experiment != 1 {
-        eprintln!(
+        note!(
             "note: the thesis measures TRT only under continuous submission (experiment 1, §5.8)"
         );
     }
-    eprintln!("wrote {}", out::display(&a.out));
+    note!("wrote {}", out::display(&a.out));
     Ok(())
 }
 

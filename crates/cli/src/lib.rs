@@ -6,6 +6,16 @@
 //! does — same options, same checks, same output files — through [`run_args`], and replays a
 //! log under a policy it drives itself through [`replay_driven`].
 
+/// `eprintln!` for the CLI's notes and errors: a standard error that cannot be written (a
+/// full device, a closed pipe) loses the note instead of panicking, so the command's own
+/// exit code stands (`2>/dev/full` gave 101).
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 mod bench;
 mod coalloc;
 mod grid;
@@ -102,7 +112,7 @@ impl Command {
             Command::Merge(args) => reproduce::merge(args),
             Command::Replot(args) => reproduce::replot(args),
             Command::Report(args) => reproduce::report(args),
-        Command::Site(args) => reproduce::site(args),
+            Command::Site(args) => reproduce::site(args),
             Command::BenchReport(args) => bench::report(args),
             Command::Schedule(cmd) => schedule::run(cmd),
             Command::Map(args) => map::run(args),
@@ -167,7 +177,7 @@ pub fn main() -> ExitCode {
         // The reader of a pipe went away (`gridsched ... --out - | head`): like cat, stop quietly.
         Err(e) if out::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            note!("error: {e:#}");
             ExitCode::FAILURE
         }
     }

@@ -36,6 +36,7 @@ pub fn man(args: ManArgs) -> Result<()> {
     let Some(dir) = args.out_dir else {
         return crate::out::write(Path::new("-"), &render(cmd)?);
     };
+    crate::out::out_dir("--out-dir", &dir)?;
     let mut pages = Vec::new();
     collect(&cmd, None, &mut pages)?;
     let files: Vec<(PathBuf, Vec<u8>)> = pages
@@ -47,7 +48,7 @@ pub fn man(args: ManArgs) -> Result<()> {
         .map(|(p, b)| (p.as_path(), b.as_slice()))
         .collect();
     crate::out::write_all(&outputs)?;
-    eprintln!("wrote {} man pages into {}", files.len(), dir.display());
+    note!("wrote {} man pages into {}", files.len(), dir.display());
     Ok(())
 }
 

@@ -292,9 +292,9 @@ fn map(a: RunArgs) -> Result<()> {
             m.load_balance, m.deviation
         );
         crate::out::say(to_stderr, &text)?;
-        eprintln!("mapped in {:.3} s", seconds);
+        note!("mapped in {:.3} s", seconds);
         if let Some(out) = &a.schedule {
-            eprintln!("wrote {}", crate::out::display(out));
+            note!("wrote {}", crate::out::display(out));
         }
     }
     Ok(())
@@ -400,7 +400,7 @@ fn generate(g: GenerateArgs) -> Result<()> {
         Format::Csv => io::write_csv(&etc),
     };
     crate::out::write(&g.out, text.as_bytes())?;
-    eprintln!(
+    note!(
         "wrote {} ({} tasks x {} machines, {})",
         crate::out::display(&g.out),
         etc.tasks(),

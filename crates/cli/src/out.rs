@@ -27,6 +27,20 @@ pub fn check<'a>(
     Ok(())
 }
 
+/// An output directory named by `flag` (`--out-dir`): created when missing, but only the
+/// directory itself: its parent must exist (a mistyped path must not grow a tree).
+pub fn out_dir(flag: &str, dir: &Path) -> Result<()> {
+    match std::fs::create_dir(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
+            "{flag} {}: its parent directory does not exist (only the last directory is created)",
+            dir.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("{flag} {}", dir.display())),
+    }
+}
+
 /// Writes a per-row output file (`-`: standard output).
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     write_all(&[(path, bytes)])

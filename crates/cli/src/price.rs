@@ -242,9 +242,9 @@ pub fn run(a: PriceArgs) -> Result<()> {
         }
     };
     out::write(&a.out, csv.as_bytes())?;
-    eprintln!("price of {request} on {site}: {answer}");
+    note!("price of {request} on {site}: {answer}");
     if !out::data_on_stdout([a.out.as_path()]) {
-        eprintln!("wrote {}", out::display(&a.out));
+        note!("wrote {}", out::display(&a.out));
     }
     Ok(())
 }

@@ -16,7 +16,6 @@ use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
 use gridsched_workflow::{
     CyberShake, GBIT, ReadOptions, SyntheticWorkflow, TransferModel, Workflow, read_workflow,
 };
-use gridsched_workload::swf::{SwfLoadOptions, load_swf};
 
 use crate::out;
 
@@ -210,7 +209,7 @@ pub(crate) fn load_site(
     procs_flag: &str,
     limit: Option<usize>,
 ) -> Result<(Vec<gridsched_batch::Job>, u32, String)> {
-    let log = load_swf(path, SwfLoadOptions { limit })?;
+    let log = crate::trace::load_log(path, limit)?;
     let procs = match procs {
         Some(p) => crate::limits::procs(procs_flag, p)?,
         None => crate::limits::header_procs(&log, path, procs_flag)?.with_context(|| {
@@ -222,7 +221,7 @@ pub(crate) fn load_site(
     };
     let tj = trace_jobs(&log, procs);
     if tj.too_wide > 0 {
-        eprintln!(
+        note!(
             "{}: {} jobs need more than {procs} processors and are dropped",
             path.display(),
             tj.too_wide
@@ -245,7 +244,7 @@ pub(crate) fn warn_past_end(jobs: &[gridsched_batch::Job], at: Time, path: &str)
     if let Some(first) = first
         && at < first
     {
-        eprintln!(
+        note!(
             "warning: --at {:.1} h is before the first submission of {path} ({:.1} h = day {:.1}): the site is empty then",
             hours(at),
             hours(first),
@@ -254,7 +253,7 @@ pub(crate) fn warn_past_end(jobs: &[gridsched_batch::Job], at: Time, path: &str)
     } else if let Some(last) = last
         && at > last
     {
-        eprintln!(
+        note!(
             "warning: --at {:.1} h is after the last submission of {path} ({:.1} h): the site holds only what is left of its log",
             hours(at),
             hours(last)
@@ -372,7 +371,7 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
             (h - a.at) as f64 / 3600.0
         ),
     )?;
-    eprintln!("wrote {}", out::display(&a.out));
+    note!("wrote {}", out::display(&a.out));
     Ok(())
 }
 
@@ -409,6 +408,9 @@ fn load_workflow(a: &ProvisionArgs, widest: u32) -> Result<(Workflow, usize)> {
     Ok((wf, own))
 }
 
+/// The most MOGA generations `--generations` accepts.
+const MAX_GENERATIONS: u32 = 100_000;
+
 pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     if !(0.0..=1.0).contains(&a.alpha) {
         bail!("--alpha must be in [0, 1]");
@@ -421,6 +423,25 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             "--population {} is too large: at most {MAX_POPULATION} (MOGA ranks every pair of plans in each generation)",
             a.population
         );
+    }
+    if a.generations > 0 {
+        crate::limits::count(
+            "--generations",
+            u32::try_from(a.generations).unwrap_or(u32::MAX),
+            MAX_GENERATIONS,
+            &format!(
+                "at most {MAX_GENERATIONS} (10^4 times the thesis's 10: each generation evaluates and ranks the whole population)"
+            ),
+        )?;
+    }
+    if workflow_file(&a.workflow).is_none() && a.workflow != "cybershake" {
+        crate::limits::fits_memory(
+            "--tasks",
+            a.tasks,
+            u64::from(a.tasks),
+            std::mem::size_of::<gridsched_workflow::Task>() as u64,
+            "tasks",
+        )?;
     }
     // The sites.
     let specs: Vec<(String, Option<u32>)> = match &a.trace {
@@ -440,6 +461,13 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             })
             .collect::<Result<_>>()?,
     };
+    // A site's name is its column value in the schedule (`plan_site`): two alike would make
+    // it ambiguous.
+    for (i, (name, _)) in specs.iter().enumerate() {
+        if specs[..i].iter().any(|(n, _)| n == name) {
+            bail!("--sites: `{name}` names the site of two entries; give each site once");
+        }
+    }
     let logs: Vec<PathBuf> = specs
         .iter()
         .map(|(name, _)| crate::trace::log_path(name, a.data_dir.as_deref()))
@@ -495,9 +523,11 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             t.procs
         );
     }
+    // A task without run time or processors runs on no site (best effort and greedy give it
+    // none; MOGA's evaluator places it where it is released first).
     let site_name = |r: u32| {
         if r == u32::MAX {
-            String::new()
+            "none".to_string()
         } else {
             specs[r as usize].0.clone()
         }
@@ -508,13 +538,26 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     };
     let mut be_sites = sites;
     let be = besteffort::run(&app, &mut be_sites)?;
+    // Such a task has no reservation in a greedy plan: it starts and ends when its last parent
+    // ends (at the submission without parents), as in best effort. HEFT order is topological.
+    let mut planned = plan.tasks.clone();
+    for &t in app.order() {
+        if planned[t as usize].is_none() && (app.duration(t) == 0 || app.procs(t) == 0) {
+            let released = app
+                .parents(t)
+                .iter()
+                .filter_map(|&(p, _)| planned[p as usize].map(|x| x.2))
+                .fold(a.at, Time::max);
+            planned[t as usize] = Some((u32::MAX, released, released));
+        }
+    }
     // The task schedule.
     let mut csv = String::from(
         "task,name,procs,runtime_s,plan_site,plan_start_s,plan_end_s,be_site,be_submit_s,be_start_s,be_end_s\n",
     );
     for t in wf.task_ids().take(own) {
         let task = wf.task(t);
-        let pl = plan.tasks[t.index()];
+        let pl = planned[t.index()];
         let b = be.tasks[t.index()];
         writeln!(
             csv,
@@ -551,11 +594,11 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     let be_h = be.makespan as f64 / 3600.0;
     writeln!(
         text,
-        "  best effort        makespan {:.2} h, allocation cost {:.2} SU\n  provisioned / BE   makespan x{:.3}, cost x{:.3}",
+        "  best effort        makespan {:.2} h, allocation cost {:.2} SU\n  provisioned / BE   makespan {}, cost {}",
         be_h,
         be.cost,
-        plan.makespan_h / be_h,
-        plan.cost / be.cost
+        times(plan.makespan_h, be_h),
+        times(plan.cost, be.cost)
     )?;
     let to_stderr = out::data_on_stdout(
         [Some(a.out.as_path()), a.slots_out.as_deref()]
@@ -563,7 +606,7 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             .flatten(),
     );
     out::say(to_stderr, &text)?;
-    eprintln!("wrote {}", out::display(&a.out));
+    note!("wrote {}", out::display(&a.out));
     Ok(())
 }
 
@@ -700,6 +743,16 @@ fn plan_greedy(
         summary,
         slots_csv,
     })
+}
+
+/// `x` as a multiple of `of` (`x1.250`), or `-` when `of` is 0 (a workflow whose tasks take
+/// no time: 0/0 is no ratio).
+fn times(x: f64, of: f64) -> String {
+    if of > 0.0 {
+        format!("x{:.3}", x / of)
+    } else {
+        "-".to_string()
+    }
 }
 
 /// A CSV field, quoted when it holds a comma, quote or newline.

@@ -175,11 +175,9 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
         bail!("{}: no job to replay", path.display());
     }
     let read_s = t0.elapsed().as_secs_f64();
-    for w in log.report.warnings() {
-        eprintln!("{}: {w}", path.display());
-    }
+    crate::trace::report_log(&path, &log);
     if tj.too_wide > 0 {
-        eprintln!(
+        note!(
             "{}: {} jobs need more than {procs} processors and are dropped",
             path.display(),
             tj.too_wide
@@ -289,7 +287,7 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
             .flatten(),
     );
     out::say(to_stderr, &report)?;
-    eprintln!(
+    note!(
         "read {read_s:.2} s, simulated {sim_s:.3} s ({:.0} jobs/s); wrote {}",
         n as f64 / sim_s.max(1e-9),
         out::display(&args.out)

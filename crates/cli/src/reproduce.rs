@@ -128,7 +128,7 @@ fn selected<'a>(registry: &'a Registry, ids: &[String], all: bool) -> Result<Vec
         let e = registry.resolve(id)?;
         let candidates = registry.candidates(id);
         if candidates.len() > 1 {
-            eprintln!(
+            note!(
                 "note: `{id}` names {}; running {} (use the full id for another)",
                 candidates.join(" and "),
                 e.spec.id
@@ -141,12 +141,60 @@ fn selected<'a>(registry: &'a Registry, ids: &[String], all: bool) -> Result<Vec
     Ok(out)
 }
 
+/// What a run's runner holds at the least per run before any model runs: its work item and
+/// the slot its rows come back in.
+const BYTES_PER_RUN: u64 = 64;
+/// What a replication holds at the least per job in the models that keep their jobs (all but
+/// the chapter-3 reservation models, which stream them): a submit time and a length.
+const BYTES_PER_JOB: u64 = 16;
+/// A worker thread's stack (std's default, which rayon keeps).
+const BYTES_PER_THREAD: u64 = 2 << 20;
+
+/// `--reps`, `--jobs` and `--threads` checked against the memory the run would hold, before
+/// any work (`limits::fits_memory`): a size that cannot fit is refused by name.
+fn check_sizes(args: &ReproduceArgs, experiments: &[&Experiment]) -> Result<()> {
+    let workers = match args.threads {
+        Some(0) => bail!("--threads must be positive"),
+        Some(t) => {
+            let t = t as u64;
+            crate::limits::fits_memory("--threads", t, t, BYTES_PER_THREAD, "worker stacks")?;
+            t
+        }
+        None => std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
+    };
+    if let Some(reps) = args.reps {
+        for exp in experiments {
+            let Some(base) = exp.sweep.scale(args.scale) else {
+                continue;
+            };
+            let size = gridsched_repro::spec::ScaleSpec {
+                replications: reps,
+                jobs: base.jobs,
+            };
+            let runs = gridsched_repro::runner::work_items_len(&exp.sweep, args.scale, size);
+            crate::limits::fits_memory("--reps", reps, runs as u64, BYTES_PER_RUN, "runs")
+                .with_context(|| format!("{} at {} scale", exp.spec.id, args.scale.name()))?;
+        }
+    }
+    if let Some(jobs) = args.jobs {
+        crate::limits::fits_memory(
+            "--jobs",
+            jobs,
+            jobs.saturating_mul(workers),
+            BYTES_PER_JOB,
+            "jobs (one replication per worker)",
+        )?;
+    }
+    Ok(())
+}
+
 pub fn reproduce(args: ReproduceArgs) -> Result<()> {
     if let Some(dir) = &args.data_dir {
         gridsched_sim::data::set_process_data_dir(dir);
     }
     let registry = registry()?;
     let experiments = selected(&registry, &args.ids, args.all)?;
+    check_sizes(&args, &experiments)?;
     let project = project(args.root)?;
     let opts = RunOptions {
         scale: Some(args.scale),
@@ -379,6 +427,14 @@ pub struct ReportArgs {
 pub fn report(args: ReportArgs) -> Result<()> {
     let registry = registry()?;
     let project = project(args.root)?;
+    // The report is built from what the root holds: a root that is not there has nothing,
+    // and an empty report would say so only by omission (`replot` refuses it too).
+    if !project.root.join("data").is_dir() {
+        bail!(
+            "{}: no data/ directory with results to report (is this the project root?)",
+            project.root.display()
+        );
+    }
     let out = args
         .out
         .unwrap_or_else(|| project.root.join("REPRODUCTION.md"));

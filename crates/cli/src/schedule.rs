@@ -195,7 +195,7 @@ fn reservation(args: ReservationArgs) -> Result<()> {
 
     let m = recorder.finish(EmptyBin::Skip);
     let accepted = m.jobs - (m.loss * m.jobs as f64).round() as u64;
-    eprintln!(
+    note!(
         "{}: {} servers, {} requests: {accepted} accepted, loss {:.4}, work loss {:.4}, utilization {:.4}, mean delay {:.4}, {:.1} operations per decision",
         args.strategy,
         args.servers,

@@ -199,7 +199,7 @@ pub fn hetero(args: HeteroArgs) -> Result<()> {
 
     let m = recorder.finish();
     let accepted = m.jobs - (m.loss * m.jobs as f64).round() as u64;
-    eprintln!(
+    note!(
         "{algorithm}: {servers} servers in {} rate classes, {} requests: {accepted} accepted, loss {:.4}, work loss {:.4}, utilization {:.4}, mean waiting {:.4}, {:.1} operations per decision",
         scheduler.classes().len(),
         m.jobs,

@@ -60,6 +60,45 @@ pub fn log_path(trace: &str, data: Option<&std::path::Path>) -> Result<PathBuf> 
     );
 }
 
+/// Reads the log at `path` (the first `limit` jobs) and says on standard error what reading
+/// it changed, as `trace info` does: the records skipped and why, jobs re-sorted by submit
+/// time, repeated job numbers renumbered. Every command that reads a log goes through here
+/// (`replay`, which simulates while it reads, calls [`report_log`] itself).
+pub(crate) fn load_log(path: &Path, limit: Option<usize>) -> Result<SwfLog> {
+    let log = load_swf(path, SwfLoadOptions { limit })?;
+    report_log(path, &log);
+    Ok(log)
+}
+
+/// What reading `log` (from `path`) dropped or changed, one line each on standard error: the
+/// skipped records with their reasons, then the reader's warnings. Nothing when it changed
+/// nothing. A failed write to standard error is ignored (the command's result still counts).
+pub(crate) fn report_log(path: &Path, log: &SwfLog) {
+    use std::io::Write as _;
+    let r = &log.report;
+    let mut text = String::new();
+    if r.skipped() > 0 {
+        let reasons: Vec<String> = r
+            .notes()
+            .into_iter()
+            .filter(|n| n.contains("skipped: "))
+            .map(|n| n.replace("skipped: ", ""))
+            .collect();
+        let _ = writeln!(
+            text,
+            "{}: {} of {} records skipped ({})",
+            path.display(),
+            r.skipped(),
+            r.records,
+            reasons.join("; ")
+        );
+    }
+    for w in r.warnings() {
+        let _ = writeln!(text, "{}: {w}", path.display());
+    }
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 impl TraceInput {
     /// The file the log names.
     fn path(&self) -> Result<PathBuf> {
@@ -309,6 +348,9 @@ pub fn info_text(path: &Path, sha: &str, log: &SwfLog, processors: Option<u32>) 
 }
 
 fn info(args: &InfoArgs) -> Result<()> {
+    if let Some(p) = args.processors {
+        crate::limits::procs("--processors", p)?;
+    }
     let path = args.input.path()?;
     // One read for the log and its hash: a FIFO or a pipe on /dev/stdin cannot be reopened.
     let (log, sha) = load_swf_with_sha256(
@@ -369,10 +411,10 @@ fn convert(args: &ConvertArgs) -> Result<()> {
     // What was written is said only once it is (the log's warnings in any case, after it).
     let written = crate::out::write(&args.out, &buf);
     if written.is_ok() {
-        eprintln!("{done}");
+        note!("{done}");
     }
     for w in log.report.warnings() {
-        eprintln!("{w}");
+        note!("{w}");
     }
     written
 }

@@ -425,7 +425,8 @@ fn the_table_goes_to_standard_output_or_to_a_file_and_runs_are_identical() {
     let again = price_ok(&swf, &with(&args, &["--out", "-"]));
     assert_eq!(plain.stdout, again.stdout);
     assert_eq!(plain.stderr, again.stderr);
-    // To a file (its directory created): the same bytes, nothing on standard output.
+    // To a file: the same bytes, nothing on standard output.
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
     let file = dir.path().join("sub").join("prices.csv");
     let o = price_ok(&swf, &with(&args, &["--out", file.to_str().unwrap()]));
     assert!(o.stdout.is_empty(), "{}", text(&o.stdout));

@@ -571,19 +571,21 @@ fn slots_into_a_parent_that_cannot_exist_fail_and_name_the_path() {
 }
 
 #[test]
-fn slots_into_a_missing_parent_create_it() {
-    // The one output writer of the CLI (gridsched_repro::output::write_atomic) creates missing
-    // parent directories, as the harness does for its results.
+fn slots_into_a_missing_parent_are_refused_and_create_nothing() {
+    // The one output writer of the CLI (gridsched_repro::output::write_atomic) creates no
+    // directory (issue 35: a mistyped --out, as root, made a new top-level directory); the
+    // harness creates its own result folders itself.
     let dir = tempfile::tempdir().unwrap();
     let site = slots_site(dir.path());
     let out = dir.path().join("new").join("deeper").join("slots.csv");
     let o = slots_to(&site, &out);
-    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     assert!(
-        std::fs::read_to_string(&out)
-            .unwrap()
-            .starts_with(SLOTS_HEADER)
+        text(&o.stderr).contains("outputs do not create directories"),
+        "{}",
+        text(&o.stderr)
     );
+    assert!(!dir.path().join("new").exists());
 }
 
 #[cfg(unix)]

@@ -171,6 +171,34 @@ pub fn resolve_links(path: &Path) -> std::io::Result<std::path::PathBuf> {
     )))
 }
 
+/// The temporary files staged and not yet renamed into place (or dropped), so that an
+/// interrupt can remove them: a signal ends the process without running destructors.
+static TEMPORARIES: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn register_temporary(path: &Path) {
+    if let Ok(mut live) = TEMPORARIES.lock() {
+        live.push(path.to_path_buf());
+    }
+}
+
+fn forget_temporary(path: &Path) {
+    if let Ok(mut live) = TEMPORARIES.lock() {
+        live.retain(|p| p != path);
+    }
+}
+
+/// Removes every temporary file an output has staged and not yet put in place: what an
+/// interrupt handler calls before it ends the process (`gridsched` does on SIGINT, SIGTERM
+/// and SIGHUP), so no hidden `.gridsched-XXXXXX` file is left beside an output. A file
+/// dropped on an error path is already gone; removing it again is harmless.
+pub fn remove_temporary_files() {
+    if let Ok(mut live) = TEMPORARIES.lock() {
+        for p in live.drain(..) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 /// Writes an output file wherever it points, the one way every command and the harness write:
 ///
 /// - `-`, or a path that names standard output as an open descriptor (`/dev/stdout`,
@@ -189,6 +217,16 @@ pub fn resolve_links(path: &Path) -> std::io::Result<std::path::PathBuf> {
 /// - a directory: an error.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
     stage(path, bytes)?.commit()
+}
+
+/// [`write_atomic`] for a file of the project's own layout (`data/<paper>/…`,
+/// `figures/<paper>/…`, the benchmark figures): its directory is created first. A user's
+/// output path never goes through here.
+pub fn write_project_file(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(dir, e))?;
+    }
+    write_atomic(path, bytes)
 }
 
 /// Writes several outputs all or nothing, as far as the file system allows:
@@ -340,6 +378,17 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
     let target = resolve_links(path).map_err(|e| HarnessError::io(path, e))?;
     let existing = match std::fs::metadata(&target) {
         Ok(m) => Some(m),
+        // A link whose target is missing is not an invitation to create that target (as
+        // root, anywhere): the user's file system is theirs to shape.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && target != path => {
+            return Err(HarnessError::io(
+                path,
+                std::io::Error::other(format!(
+                    "a symbolic link to {}, which does not exist; not creating it (create the file, or remove the link)",
+                    target.display()
+                )),
+            ));
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(HarnessError::io(path, e)),
     };
@@ -348,6 +397,14 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
             return Err(HarnessError::io(
                 path,
                 std::io::Error::other("is a directory, not a file"),
+            ));
+        }
+        if m.is_file() && m.permissions().readonly() {
+            // A rename would replace it whatever its mode (and root may write anything): its
+            // owner made it read-only, so it is not ours to replace.
+            return Err(HarnessError::io(
+                path,
+                std::io::Error::other("is read-only; not replaced (make it writable first)"),
             ));
         }
         if !m.is_file() {
@@ -366,7 +423,28 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(dir, e))?;
+    // An output's directory is never created here: a mistyped `--out` must not make
+    // directories (as root, anywhere). The harness creates the project's own directories
+    // itself (`write_project_file`).
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(HarnessError::io(
+                path,
+                std::io::Error::other(format!("{} is not a directory", dir.display())),
+            ));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(HarnessError::io(
+                path,
+                std::io::Error::other(format!(
+                    "no directory {}; outputs do not create directories (create it first)",
+                    dir.display()
+                )),
+            ));
+        }
+        Err(e) => return Err(HarnessError::io(dir, e)),
+    }
     let mut builder = tempfile::Builder::new();
     builder.prefix(".gridsched-");
     // A new output file gets `0666` masked by the umask at creation, as with `File::create`
@@ -379,6 +457,7 @@ pub fn stage_content<'a>(path: &'a Path, content: Content<'a>) -> Result<Staged<
     let mut tmp = builder
         .tempfile_in(dir)
         .map_err(|e| HarnessError::io(dir, e))?;
+    register_temporary(tmp.path());
     if let Some(m) = &existing {
         tmp.as_file()
             .set_permissions(m.permissions())
@@ -446,8 +525,10 @@ impl Staged<'_> {
                 f.write_all(&bytes).map_err(|e| HarnessError::io(path, e))
             }
             StagedKind::Temp(tmp, target) => {
-                tmp.persist(&target)
-                    .map_err(|e| HarnessError::io(path, e.error))?;
+                let name = tmp.path().to_path_buf();
+                let persisted = tmp.persist(&target);
+                forget_temporary(&name);
+                persisted.map_err(|e| HarnessError::io(path, e.error))?;
                 Ok(())
             }
         }
@@ -685,14 +766,31 @@ pub fn read_runs_csv(path: &Path) -> Result<(String, Scale, Vec<RunValue>), Harn
                 .parse::<f64>()
                 .map_err(|_| bad(line, format!("`{}` is not a number", &rec[i])))
         };
+        // An axis point is a number; a value is a number or `NaN`, the writer's word for a
+        // metric undefined in that run (no P2P resubmissions under a hierarchy, an empty
+        // CDF). Nothing writes another non-finite spelling or an infinity.
+        let x = num(3)?;
+        if !x.is_finite() {
+            return Err(bad(line, format!("the point `{}` is not finite", &rec[3])));
+        }
+        let value = num(7)?;
+        if !value.is_finite() && &rec[7] != "NaN" {
+            return Err(bad(
+                line,
+                format!(
+                    "the value `{}` is not finite (an undefined metric is written `NaN`)",
+                    &rec[7]
+                ),
+            ));
+        }
         values.push(RunValue {
-            x: num(3)?,
+            x,
             series: rec[4].to_string(),
             run: rec[5]
                 .parse()
                 .map_err(|_| bad(line, format!("`{}` is not a run number", &rec[5])))?,
             metric: rec[6].to_string(),
-            value: num(7)?,
+            value,
         });
     }
     let scale = scale.ok_or_else(|| bad(2, "no rows".into()))?;
@@ -828,7 +926,10 @@ mod tests {
         let reference = dir.path().join("reference");
         std::fs::File::create(&reference).unwrap();
         let out = dir.path().join("sub/out.csv");
-        write_atomic(&out, b"a,b\n").unwrap();
+        // No output creates its directory; the harness's own files do.
+        assert!(write_atomic(&out, b"a,b\n").is_err());
+        assert!(!dir.path().join("sub").exists());
+        write_project_file(&out, b"a,b\n").unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), b"a,b\n");
         assert_eq!(mode(&out), mode(&reference), "0666 less the umask");
         let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
@@ -869,19 +970,15 @@ mod tests {
         std::os::unix::fs::symlink(&link, &chain).unwrap();
         write_atomic(&chain, b"chained").unwrap();
         assert_eq!(std::fs::read(&real).unwrap(), b"chained");
+        // A dangling link is refused: its target is not created (nor its directory).
         let dangling = dir.path().join("dangling.csv");
         std::os::unix::fs::symlink("later/made.csv", &dangling).unwrap();
-        write_atomic(&dangling, b"made").unwrap();
-        assert!(
-            std::fs::symlink_metadata(&dangling)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
-        assert_eq!(
-            std::fs::read(dir.path().join("later/made.csv")).unwrap(),
-            b"made"
-        );
+        let e = write_atomic(&dangling, b"made").unwrap_err().to_string();
+        assert!(e.contains("which does not exist"), "{e}");
+        assert!(!dir.path().join("later").exists());
+        std::os::unix::fs::symlink("made.csv", dir.path().join("flat.csv")).unwrap();
+        assert!(write_atomic(&dir.path().join("flat.csv"), b"made").is_err());
+        assert!(!dir.path().join("made.csv").exists());
         // A loop is an error, not a hang.
         let a = dir.path().join("a");
         let b = dir.path().join("b");
@@ -948,7 +1045,7 @@ mod tests {
         std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
         let link = dir.path().join("link.csv");
         std::os::unix::fs::symlink("real.csv", &link).unwrap();
-        let other = dir.path().join("sub/other.json");
+        let other = dir.path().join("other.json");
         write_all_atomic_with(vec![
             (&link, streamed("a,b\n1,2\n")),
             (&other, Content::Bytes(b"{}")),

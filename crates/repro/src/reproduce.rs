@@ -178,7 +178,7 @@ pub fn reproduce(
             finished.push((
                 i,
                 match (project, run.shard) {
-                    (Some(p), Some(shard)) => write_shard(e, &run, p, rev, shard)?,
+                    (Some(p), Some(shard)) => write_shard(e, &run, p, rev, shard, opts.threads)?,
                     _ => finish(e, &run, project.map(|p| (p, rev)), opts.threads)?,
                 },
             ));
@@ -255,22 +255,23 @@ fn write_shard(
     project: &Project,
     revision: &str,
     shard: (u32, u32),
+    threads: Option<usize>,
 ) -> Result<ExperimentResult, HarnessError> {
     let path = project.shard_csv(exp, run.scale, shard);
-    output::write_atomic(
+    output::write_project_file(
         &path,
         &output::runs_csv(exp, run.scale, &run.values, MetricKind::Deterministic)?,
     )?;
     if has_timing(exp) {
-        output::write_atomic(
+        output::write_project_file(
             &path.with_extension("timing.csv"),
             &output::runs_csv(exp, run.scale, &run.values, MetricKind::Timing)?,
         )?;
     }
     let meta = path.with_extension("meta.json");
-    let json = serde_json::to_string_pretty(&provenance(exp, run, revision, None))
+    let json = serde_json::to_string_pretty(&provenance(exp, run, revision, threads))
         .map_err(|e| HarnessError::Data(e.to_string()))?;
-    output::write_atomic(&meta, format!("{json}\n").as_bytes())?;
+    output::write_project_file(&meta, format!("{json}\n").as_bytes())?;
     Ok(ExperimentResult {
         id: exp.spec.id.clone(),
         scale: run.scale,
@@ -358,27 +359,27 @@ pub fn write_outputs(
     project: &Project,
 ) -> Result<Vec<PathBuf>, HarnessError> {
     let runs = project.runs_csv(exp, scale);
-    output::write_atomic(
+    output::write_project_file(
         &runs,
         &output::runs_csv(exp, scale, values, MetricKind::Deterministic)?,
     )?;
     let mut files = vec![runs];
     if has_timing(exp) {
         let timing = project.timing_csv(exp, scale);
-        output::write_atomic(
+        output::write_project_file(
             &timing,
             &output::runs_csv(exp, scale, values, MetricKind::Timing)?,
         )?;
         files.push(timing);
     }
     let summary = project.summary_csv(exp, scale);
-    output::write_atomic(&summary, &output::summary_csv(exp, table)?)?;
+    output::write_project_file(&summary, &output::summary_csv(exp, table)?)?;
     let meta = project.meta_json(exp, scale);
     let json =
         serde_json::to_string_pretty(provenance).map_err(|e| HarnessError::Data(e.to_string()))?;
-    output::write_atomic(&meta, format!("{json}\n").as_bytes())?;
+    output::write_project_file(&meta, format!("{json}\n").as_bytes())?;
     let svg = project.figure_svg(exp, scale);
-    output::write_atomic(&svg, render_figure(exp, table, scale, size)?.as_bytes())?;
+    output::write_project_file(&svg, render_figure(exp, table, scale, size)?.as_bytes())?;
     files.extend([summary, meta, svg]);
     files.extend(write_table_page(exp, table, scale, project)?);
     Ok(files)
@@ -402,7 +403,7 @@ fn write_table_page(
         exp.spec.caption,
         crate::report::results_table(exp, table)
     );
-    output::write_atomic(&md, text.as_bytes())?;
+    output::write_project_file(&md, text.as_bytes())?;
     Ok(Some(md))
 }
 
@@ -451,7 +452,7 @@ pub fn replot(
     }
     let table = summarize(exp, &values);
     let svg = project.figure_svg(exp, scale);
-    output::write_atomic(&svg, render_figure(exp, &table, scale, size)?.as_bytes())?;
+    output::write_project_file(&svg, render_figure(exp, &table, scale, size)?.as_bytes())?;
     let mut files = vec![svg];
     files.extend(write_table_page(exp, &table, scale, project)?);
     Ok(files)
@@ -816,6 +817,17 @@ pub fn merge(
             .to_string();
         if !revisions.contains(&revision) {
             revisions.push(revision);
+        }
+        // Shards of other seeds are other experiments: their runs would merge into numbers no
+        // single run gives.
+        let seed = json.get("seed").and_then(serde_json::Value::as_u64);
+        if seed != Some(exp.sweep.seed) {
+            return Err(HarnessError::Data(format!(
+                "{}: seed {} is not the sweep's {}: the shards of one result must share its seed",
+                meta.display(),
+                seed.map_or("missing".to_string(), |s| s.to_string()),
+                exp.sweep.seed
+            )));
         }
         let this = ScaleSpec {
             replications: field("replications") as u32,

@@ -127,9 +127,24 @@ impl<'r> Results<'r> {
                 .join("experiments")
                 .join(paper.key)
                 .join("READINGS.md");
-            let readings = std::fs::read_to_string(&readings_path)
-                .ok()
-                .map(|t| t.trim_end().to_string());
+            // A document without readings has no file; one that cannot be read (not UTF-8, a
+            // directory, no permission) is an error, not a section silently left out.
+            let readings = match std::fs::read(&readings_path) {
+                Ok(bytes) => Some(
+                    String::from_utf8(bytes)
+                        .map_err(|e| {
+                            HarnessError::Data(format!(
+                                "{}: not UTF-8 text (byte {}); the report would leave its readings out",
+                                readings_path.display(),
+                                e.utf8_error().valid_up_to()
+                            ))
+                        })?
+                        .trim_end()
+                        .to_string(),
+                ),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(HarnessError::io(&readings_path, e)),
+            };
             papers.push(PaperResults {
                 paper,
                 experiments,
@@ -142,7 +157,7 @@ impl<'r> Results<'r> {
         }
         Ok(Results {
             papers,
-            paper_runs: paper_runs(registry, project),
+            paper_runs: paper_runs(registry, project)?,
             totals,
         })
     }
@@ -181,9 +196,7 @@ fn load_experiment<'r>(
     };
     let table = summarize(exp, &values);
     let claims = check_claims(exp, &table, scale);
-    let meta = std::fs::read_to_string(project.meta_json(exp, scale))
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok());
+    let meta = read_meta(&project.meta_json(exp, scale), exp)?;
     Ok(ExperimentResults {
         exp,
         scale: Some(scale),
@@ -195,14 +208,35 @@ fn load_experiment<'r>(
     })
 }
 
+/// A run's provenance sidecar: `None` when there is none (quick-scale results do not keep
+/// theirs), an error naming the file when it is there but unreadable or not a JSON object, so a
+/// damaged file does not become "null replications ... revision `?`".
+fn read_meta(path: &Path, exp: &Experiment) -> Result<Option<serde_json::Value>, HarnessError> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(HarnessError::io(path, e)),
+    };
+    match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(v) if v.is_object() => Ok(Some(v)),
+        Ok(_) => Err(HarnessError::Data(format!(
+            "{}: not the provenance object a run writes; rerun `gridsched reproduce {}` or restore the file",
+            path.display(),
+            exp.spec.id
+        ))),
+        Err(e) => Err(HarnessError::Data(format!(
+            "{}: not valid JSON ({e}); rerun `gridsched reproduce {}` or restore the file",
+            path.display(),
+            exp.spec.id
+        ))),
+    }
+}
+
 /// One row per sweep run at paper scale, in registry order of its first experiment.
-fn paper_runs(registry: &Registry, project: &Project) -> Vec<PaperRun> {
+fn paper_runs(registry: &Registry, project: &Project) -> Result<Vec<PaperRun>, HarnessError> {
     let mut rows: Vec<PaperRun> = Vec::new();
     for exp in registry.all() {
-        let Some(meta) = std::fs::read_to_string(project.meta_json(exp, Scale::Paper))
-            .ok()
-            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-        else {
+        let Some(meta) = read_meta(&project.meta_json(exp, Scale::Paper), exp)? else {
             continue;
         };
         let sweep = meta
@@ -219,7 +253,7 @@ fn paper_runs(registry: &Registry, project: &Project) -> Vec<PaperRun> {
             }),
         }
     }
-    rows
+    Ok(rows)
 }
 
 /// A path relative to the project root, as the report prints it.

@@ -314,12 +314,16 @@ pub fn thread_pool(threads: Option<usize>) -> Result<Option<rayon::ThreadPool>, 
         .transpose()
 }
 
-fn work_items_len(sweep: &SweepSpec, scale: Scale, size: ScaleSpec) -> usize {
+/// How many runs (work items) a sweep has at `scale` with `size`'s replications: the points
+/// (one for a curve axis) times the series times the replications, saturating.
+pub fn work_items_len(sweep: &SweepSpec, scale: Scale, size: ScaleSpec) -> usize {
     let points = match sweep.axis.evaluation {
         Evaluation::Sweep => sweep.axis_values(scale).len(),
         Evaluation::Curve => 1,
     };
-    points * sweep.series.len() * size.replications as usize
+    points
+        .saturating_mul(sweep.series.len())
+        .saturating_mul(size.replications as usize)
 }
 
 /// The journal of a sweep run: its name carries a fingerprint of everything that defines the
@@ -483,7 +487,9 @@ impl Progress {
                 String::new()
             };
             let pct = 100.0 * n as f64 / *total as f64;
-            eprintln!(
+            // A standard error that cannot be written loses the line, not the run.
+            let _ = writeln!(
+                std::io::stderr().lock(),
                 "{name}: {n}/{total} runs ({pct:.0}%), {} elapsed{eta}",
                 human_duration(elapsed)
             );

@@ -685,6 +685,10 @@ impl GridSchedule {
         // a move changes the delayed counts (most iterations of a short tabu list move
         // nothing), so the choice is not redone over every machine each time.
         let mut chosen: Option<Option<usize>> = None;
+        // Whether a job was tried since every machine was last marked used: when a whole round
+        // of the machines tried none, every planned job is tabu and stays so (nothing leaves a
+        // tabu list that nothing enters), so every further iteration would do nothing.
+        let mut tried = false;
         for _ in 0..iterations {
             // The unused machine with the most delayed planned jobs (ties: lowest index).
             let source = *chosen.get_or_insert_with(|| {
@@ -693,6 +697,10 @@ impl GridSchedule {
                     .max_by_key(|&k| (self.machines[k].delayed(), std::cmp::Reverse(k)))
             });
             let Some(source) = source else {
+                if !tried {
+                    break;
+                }
+                tried = false;
                 used.fill(false);
                 chosen = None;
                 continue;
@@ -706,6 +714,7 @@ impl GridSchedule {
                 chosen = None;
                 continue;
             };
+            tried = true;
             let moved = self.machines[source].planned()[position];
             let info = jobs[moved.index as usize];
             let offset = self.durations_of(&info);

@@ -241,7 +241,7 @@ pub fn write_report(paths: &ReportPaths) -> Result<ReportSummary, HarnessError> 
             let mut links: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
             for (name, stem, fig) in p.figures() {
                 let path = paths.figures_dir.join(format!("{stem}.svg"));
-                write_atomic(&path, render_svg(&fig)?.as_bytes())?;
+                output::write_project_file(&path, render_svg(&fig)?.as_bytes())?;
                 links
                     .entry(name)
                     .or_default()
