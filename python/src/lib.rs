@@ -10,14 +10,12 @@
 //! - errors become `gridsched.GridschedError` (a `ValueError`) carrying the crates' messages,
 //!   which name the file and line; a panic is caught and raised as `GridschedError` too;
 //! - long runs release the GIL and run on a worker thread while the calling thread waits in
-//!   slices of 50 ms, checking for signals, so Ctrl-C raises `KeyboardInterrupt` at once (a
-//!   replay then also stops its simulation; other commands finish in the background);
+//!   slices of 50 ms, checking for signals; on Ctrl-C the run is cancelled at its next
+//!   checkpoint (`gridsched_sim::cancel`) and `KeyboardInterrupt` is raised once it has stopped;
 //! - `Round` is the batch simulator's `Round` for a Python policy.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -56,20 +54,19 @@ fn panic_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
 
 /// Runs `work` on a worker thread with the GIL released; the calling thread waits in slices of
 /// 50 ms and checks for signals between them. On `KeyboardInterrupt` (or any signal handler's
-/// exception) it sets the cancel flag `work` was given and, when `wait_after_cancel`, waits for
-/// the work to stop (a replay checks the flag between event batches), then raises.
-fn interruptible<T, F>(py: Python<'_>, wait_after_cancel: bool, work: F) -> PyResult<T>
+/// exception) it asks the run to stop ([`gridsched_sim::cancel`]: the models' loops unwind at
+/// their next checkpoint, within one event, request or work item), waits until the worker has
+/// stopped, so no work goes on in the background, then raises the exception.
+fn interruptible<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
     T: Send + 'static,
-    F: FnOnce(&AtomicBool) -> anyhow::Result<T> + Send + 'static,
+    F: FnOnce() -> anyhow::Result<T> + Send + 'static,
 {
-    let cancel = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
-    let flag = Arc::clone(&cancel);
     std::thread::Builder::new()
         .name("gridsched".into())
         .spawn(move || {
-            let result = catch_unwind(AssertUnwindSafe(|| work(&flag)));
+            let result = catch_unwind(AssertUnwindSafe(work));
             let _ = tx.send(result);
         })
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start a worker thread: {e}")))?;
@@ -80,13 +77,18 @@ where
         rx = back;
         match received {
             Ok(Ok(result)) => return result.map_err(to_py),
+            Ok(Err(payload)) if gridsched_sim::cancel::is_cancelled(payload.as_ref()) => {
+                // Another call's Ctrl-C (the request is process-wide) stopped this one too.
+                return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
+                    "interrupted by a cancellation requested during another gridsched call",
+                ));
+            }
             Ok(Err(panic)) => return Err(panic_error(panic)),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 if let Err(interrupt) = py.check_signals() {
-                    cancel.store(true, Ordering::Relaxed);
-                    if wait_after_cancel {
-                        let _ = py.detach(move || rx.recv().map(|_| ()));
-                    }
+                    gridsched_sim::cancel::request();
+                    let _ = py.detach(move || rx.recv().map(|_| ()));
+                    gridsched_sim::cancel::clear();
                     return Err(interrupt);
                 }
             }
@@ -99,33 +101,21 @@ where
     }
 }
 
-/// The error a driven replay returns when it was cancelled (never shown: the caller raises
-/// the `KeyboardInterrupt` it received instead).
-const CANCELLED: &str = "interrupted";
-
 /// Runs a `gridsched` command line (program name first) as the binary does. Outputs go where
 /// the command line says (the Python side passes files in a temporary directory).
 #[pyfunction]
 fn run_command(py: Python<'_>, argv: Vec<String>) -> PyResult<()> {
-    interruptible(py, false, move |_| gridsched_cli::run_args(argv))
+    interruptible(py, move || gridsched_cli::run_args(argv))
 }
 
-/// `gridsched replay` (command line `argv`) under its built-in policy, the simulation stepped
-/// in batches of events so that Ctrl-C stops it.
+/// `gridsched replay` (command line `argv`) under its built-in policy; Ctrl-C stops the
+/// simulation at its next event (the batch simulator's cancellation checkpoint).
 #[pyfunction]
 fn replay_builtin(py: Python<'_>, argv: Vec<String>) -> PyResult<()> {
-    interruptible(py, true, move |cancel| {
+    interruptible(py, move || {
         let mut drive = |mut sim: Simulator| -> anyhow::Result<Simulator> {
-            loop {
-                for _ in 0..8192 {
-                    if !sim.step() {
-                        return Ok(sim);
-                    }
-                }
-                if cancel.load(Ordering::Relaxed) {
-                    anyhow::bail!(CANCELLED);
-                }
-            }
+            sim.run();
+            Ok(sim)
         };
         gridsched_cli::replay_driven(argv, false, &mut drive)
     })
@@ -423,7 +413,7 @@ fn read_swf<'py>(
     limit: Option<usize>,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     use gridsched_workload::swf::{SwfLoadOptions, load_swf, write_jobs_csv};
-    let (csv, log) = interruptible(py, false, move |_| {
+    let (csv, log) = interruptible(py, move || {
         let path = gridsched_cli::log_path(&trace, data_dir.as_deref())?;
         let log = load_swf(&path, SwfLoadOptions { limit })?;
         let mut csv = Vec::new();
@@ -524,7 +514,7 @@ fn reproduce<'py>(
     if let Some(dir) = &data_dir {
         gridsched_sim::data::set_process_data_dir(dir);
     }
-    let (full_id, files, claims) = interruptible(py, false, move |_| {
+    let (full_id, files, claims) = interruptible(py, move || {
         let registry = gridsched_experiments::registry()?;
         let exp = registry.resolve(&id)?;
         let opts = RunOptions {

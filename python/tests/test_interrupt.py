@@ -40,3 +40,38 @@ def test_ctrl_c_interrupts_a_replay(policy):
     out, _ = proc.communicate(timeout=60)
     assert out.startswith("interrupted"), out
     assert int(out.split()[-1]) > 5  # the other thread ran during the replay
+
+
+# Every other command: Ctrl-C cancels the run itself (gridsched_sim::cancel), so once
+# KeyboardInterrupt is raised nothing keeps working in the background, and the next call runs.
+OTHER = textwrap.dedent("""
+    import resource, time
+    import gridsched
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+    print("start", flush=True)
+    try:
+        # Minutes of work at paper scale (a million requests per run).
+        gridsched.reproduce("castillo-fig-3.4", scale="paper", threads=1)
+        print("finished", flush=True)
+    except KeyboardInterrupt:
+        before = cpu()
+        time.sleep(1.0)
+        idle = cpu() - before
+        again = gridsched.reproduce("castillo-fig-3.4", scale="quick", reps=1)
+        print(f"interrupted rerun-rows {len(again.results)} cpu-after {idle:.3f}", flush=True)
+""")
+
+
+def test_ctrl_c_cancels_a_reproduction_instead_of_leaving_it_running():
+    proc = subprocess.Popen([sys.executable, "-c", OTHER], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=os.environ.copy())
+    assert proc.stdout.readline().strip() == "start"
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert out.startswith("interrupted"), out
+    assert int(out.split()[2]) > 0, out  # the cancellation was lifted for the next call
+    # A run left going in the background would burn about a second of CPU in that second.
+    assert float(out.split()[-1]) < 0.3, out

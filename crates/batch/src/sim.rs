@@ -1251,6 +1251,8 @@ impl Simulator {
     }
 
     fn process(&mut self, t: Time) {
+        // A notebook's Ctrl-C stops the run here (crates/sim/src/cancel.rs).
+        gridsched_sim::cancel::checkpoint();
         if self.rs.wake.is_some_and(|w| w <= t) {
             self.rs.wake = None;
         }

@@ -216,6 +216,7 @@ where
     };
     absorb(&genomes, &evals, &mut archive);
     for _ in 0..config.generations {
+        gridsched_sim::cancel::checkpoint();
         let fit = fitness(&evals, config.sigma_share);
         let total: f64 = fit.iter().sum();
         // Roulette: N draws with replacement, p_i = F_i / Σ F.

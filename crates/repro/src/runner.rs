@@ -198,6 +198,7 @@ pub fn run_sweep(
     let curve = sweep.axis.evaluation == Evaluation::Curve;
     let xs = sweep.axis_values(scale);
     let run_item = |it: &WorkItem| -> Result<(usize, Rows), HarnessError> {
+        gridsched_sim::cancel::checkpoint();
         let series = &sweep.series[it.series];
         let mut params =
             ParamSet::merged(&[&sweep.parameters, &series.parameters, &opts.overrides]);

@@ -465,6 +465,7 @@ impl ReservationScheduler {
     /// Decides the request arriving at `arrival`: `Some(booking)` if accepted, `None` if dropped.
     /// Arrivals must be non-decreasing and requests must respect the horizon.
     pub fn submit(&mut self, arrival: Time, w: &Window) -> Result<Option<Booking>, SubmitError> {
+        gridsched_sim::cancel::checkpoint();
         if arrival < self.now {
             return Err(SubmitError::OutOfOrder {
                 arrival,

@@ -532,6 +532,7 @@ impl<A: Actor<N>, N: DelayModel> Simulation<A, N> {
 
     /// Delivers the next event at or before `limit`, skipping cancelled timers.
     fn next(&mut self, limit: Millis) -> Result<Option<Millis>, A::Error> {
+        crate::cancel::checkpoint();
         while let Some((time, slot)) = self.core.queue.pop_at_most(limit) {
             match self.core.take(slot) {
                 Pending::Message { dst, envelope } => {

@@ -14,10 +14,12 @@
 //! - [`data`]: where the real input data (logs, matrices, workflows) is read from.
 //! - [`fmt`]: integer and float formatting for large CSV outputs, byte-identical to `Display`.
 //! - [`limits`]: the largest times the integer-second models accept ([`MAX_SECONDS`]).
+//! - [`cancel`]: cooperative cancellation of a run from outside (a notebook's Ctrl-C).
 //!
 //! Nothing here knows about any paper.
 
 pub mod actors;
+pub mod cancel;
 pub mod data;
 pub mod dist;
 pub mod events;

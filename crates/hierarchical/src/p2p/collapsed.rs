@@ -515,6 +515,7 @@ pub(crate) fn run(mut setup: Setup, flooder: Flooder) -> Result<EngineOut, RunEr
     }
     let r = e.s.config.retry_ms;
     loop {
+        gridsched_sim::cancel::checkpoint();
         // The naive engine set the timer of a tick at `t` at `t − R` (its previous tick, or
         // the submission): it fires after the events at `t` queued before then and before
         // those queued after. Ticks of one millisecond go by (RT, submission order), the

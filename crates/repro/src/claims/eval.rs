@@ -22,23 +22,47 @@ pub(crate) const PAPER_ONLY_REASON: &str = "absolute claim needs paper-scale pre
 /// How many failing points a FAIL summary lists with their values.
 const MAX_LISTED_FAILURES: usize = 3;
 
+/// A truth value in Kleene's three-valued logic: `None` is *unknown*, what a comparison with
+/// NaN gives. `not` keeps it unknown, `and`/`or` decide without it only when the other side
+/// does (`false and ?` is false), and a claim holds at a point only when it is `Some(true)`: so
+/// a NaN can never make a claim pass, whatever `not`s or `==`s surround it.
+type Truth = Option<bool>;
+
+fn and(a: Truth, b: Truth) -> Truth {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+fn or(a: Truth, b: Truth) -> Truth {
+    match (a, b) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Value {
     Num(f64),
-    Bool(bool),
+    Bool(Truth),
 }
 
 impl Value {
     fn show(self) -> String {
         match self {
             Value::Num(v) => fmt_sig4(v),
-            Value::Bool(b) => b.to_string(),
+            Value::Bool(Some(b)) => b.to_string(),
+            Value::Bool(None) => "unknown (NaN)".to_string(),
         }
     }
     fn as_f64(self) -> f64 {
         match self {
             Value::Num(v) => v,
-            Value::Bool(b) => f64::from(u8::from(b)),
+            Value::Bool(Some(b)) => f64::from(u8::from(b)),
+            Value::Bool(None) => f64::NAN,
         }
     }
 }
@@ -56,18 +80,18 @@ pub(crate) fn feq(a: f64, b: f64) -> bool {
     a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
 
-fn compare(op: CmpOp, a: f64, b: f64) -> bool {
+fn compare(op: CmpOp, a: f64, b: f64) -> Truth {
     if a.is_nan() || b.is_nan() {
-        return false;
+        return None;
     }
-    match op {
+    Some(match op {
         CmpOp::Lt => a < b && !feq(a, b),
         CmpOp::Le => a <= b || feq(a, b),
         CmpOp::Gt => a > b && !feq(a, b),
         CmpOp::Ge => a >= b || feq(a, b),
         CmpOp::Eq => feq(a, b),
         CmpOp::Ne => !feq(a, b),
-    }
+    })
 }
 
 /// Ordering key of a margin: NaN is the worst.
@@ -193,7 +217,12 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// Whether `e` holds: true only when its truth value is known to be true.
     fn boolean(&mut self, e: &'a Expr, x: Option<f64>, env: &mut Vec<String>) -> EResult<bool> {
+        Ok(self.truth(e, x, env)? == Some(true))
+    }
+
+    fn truth(&mut self, e: &'a Expr, x: Option<f64>, env: &mut Vec<String>) -> EResult<Truth> {
         match self.eval(e, x, env)? {
             Value::Bool(b) => Ok(b),
             Value::Num(_) => Err(internal("expected a boolean")),
@@ -203,7 +232,7 @@ impl<'a> Evaluator<'a> {
     fn eval(&mut self, e: &'a Expr, x: Option<f64>, env: &mut Vec<String>) -> EResult<Value> {
         Ok(match &e.kind {
             ExprKind::Num(v, _) => Value::Num(*v),
-            ExprKind::Bool(b) => Value::Bool(*b),
+            ExprKind::Bool(b) => Value::Bool(Some(*b)),
             ExprKind::X => Value::Num(x.ok_or_else(|| internal("x outside a sweep point"))?),
             ExprKind::Tol(id) => {
                 if self.measuring {
@@ -229,9 +258,9 @@ impl<'a> Evaluator<'a> {
             ExprKind::Neg(a) => Value::Num(-self.num(a, x, env)?),
             ExprKind::Not(a) => {
                 self.negated = !self.negated;
-                let r = self.boolean(a, x, env);
+                let r = self.truth(a, x, env);
                 self.negated = !self.negated;
-                Value::Bool(!r?)
+                Value::Bool(r?.map(|b| !b))
             }
             ExprKind::Arith(op, a, b) => {
                 let a = self.num(a, x, env)?;
@@ -269,15 +298,21 @@ impl<'a> Evaluator<'a> {
                 self.tol_sign = saved;
                 let other = other?;
                 Value::Bool(if self.negated {
-                    strict && other
+                    and(strict, other)
                 } else {
-                    strict || other
+                    or(strict, other)
                 })
             }
-            ExprKind::And(a, b) => {
-                Value::Bool(self.boolean(a, x, env)? && self.boolean(b, x, env)?)
-            }
-            ExprKind::Or(a, b) => Value::Bool(self.boolean(a, x, env)? || self.boolean(b, x, env)?),
+            // Short-circuits as before: the right side is not evaluated (nor its errors raised)
+            // once the left decides.
+            ExprKind::And(a, b) => match self.truth(a, x, env)? {
+                Some(false) => Value::Bool(Some(false)),
+                l => Value::Bool(and(l, self.truth(b, x, env)?)),
+            },
+            ExprKind::Or(a, b) => match self.truth(a, x, env)? {
+                Some(true) => Value::Bool(Some(true)),
+                l => Value::Bool(or(l, self.truth(b, x, env)?)),
+            },
             ExprKind::Abs(a) => Value::Num(self.num(a, x, env)?.abs()),
             ExprKind::Max(args) | ExprKind::Min(args) => {
                 let is_max = matches!(e.kind, ExprKind::Max(_));
@@ -293,24 +328,26 @@ impl<'a> Evaluator<'a> {
                 }
                 Value::Num(acc.ok_or_else(|| internal("max/min without arguments"))?)
             }
-            ExprKind::If(c, a, b) => {
-                if self.boolean(c, x, env)? {
-                    self.eval(a, x, env)?
-                } else {
-                    self.eval(b, x, env)?
-                }
-            }
+            ExprKind::If(c, a, b) => match self.truth(c, x, env)? {
+                Some(true) => self.eval(a, x, env)?,
+                Some(false) => self.eval(b, x, env)?,
+                // An unknown condition gives an unknown value of the branches' type.
+                None => match self.eval(a, x, env)? {
+                    Value::Num(_) => Value::Num(f64::NAN),
+                    Value::Bool(_) => Value::Bool(None),
+                },
+            },
             ExprKind::Quant {
                 all, series, body, ..
             } => {
                 // Every binding is evaluated (no short-circuit), so a summary shows all the values.
-                let mut acc = *all;
+                let mut acc = Some(*all);
                 for s in series {
                     env.push(s.clone());
-                    let r = self.boolean(body, x, env);
+                    let r = self.truth(body, x, env);
                     env.pop();
                     let b = r?;
-                    acc = if *all { acc && b } else { acc || b };
+                    acc = if *all { and(acc, b) } else { or(acc, b) };
                 }
                 Value::Bool(acc)
             }
@@ -325,16 +362,17 @@ impl<'a> Evaluator<'a> {
         b: &'a Expr,
         x: Option<f64>,
         env: &mut Vec<String>,
-    ) -> EResult<bool> {
+    ) -> EResult<Truth> {
         let av = self.eval(a, x, env)?;
         let bv = self.eval(b, x, env)?;
         Ok(match (av, bv) {
             (Value::Num(a), Value::Num(b)) => compare(op, a, b),
-            (Value::Bool(a), Value::Bool(b)) => match op {
-                CmpOp::Eq => a == b,
-                CmpOp::Ne => a != b,
+            (Value::Bool(Some(a)), Value::Bool(Some(b))) => match op {
+                CmpOp::Eq => Some(a == b),
+                CmpOp::Ne => Some(a != b),
                 _ => return Err(internal("ordering of booleans")),
             },
+            (Value::Bool(_), Value::Bool(_)) => None,
             _ => return Err(internal("comparison of mixed types")),
         })
     }
@@ -506,10 +544,12 @@ impl<'a> Evaluator<'a> {
             SeriesFnKind::Argmax | SeriesFnKind::Argmin => {
                 let is_max = f.kind == SeriesFnKind::Argmax;
                 let mut best: Option<(f64, f64)> = None;
+                // A NaN mean could be the extreme: where it lies is unknown (NaN), which no
+                // comparison can pass.
+                if pts.iter().any(|p| p.1.mean.is_nan()) {
+                    return Ok((Value::Num(f64::NAN), label));
+                }
                 for &(x, c) in &pts {
-                    if c.mean.is_nan() {
-                        continue;
-                    }
                     let better = match best {
                         None => true,
                         Some((_, b)) => (is_max && c.mean > b) || (!is_max && c.mean < b),
@@ -537,9 +577,11 @@ impl<'a> Evaluator<'a> {
                     Value::Num(hi - lo)
                 }
             }
+            // A NaN mean leaves the direction unknown, under `not` too.
+            SeriesFnKind::Monotone(_) if pts.iter().any(|p| p.1.mean.is_nan()) => Value::Bool(None),
             SeriesFnKind::Monotone(dir) => {
                 let floor = self.table.floor(&f.target.metric);
-                let mut ok = true;
+                let (mut ok, mut unknown, mut any_false) = (true, false, false);
                 let mut worst: Option<(f64, String)> = None;
                 for w in pts.windows(2) {
                     let ((x0, c0), (x1, c1)) = (w[0], w[1]);
@@ -560,7 +602,13 @@ impl<'a> Evaluator<'a> {
                             c1.mean - (c0.mean + t),
                         ),
                     };
-                    if !holds {
+                    // A NaN half-width leaves the pair unknown: `and` over the pairs (Kleene).
+                    match holds {
+                        None => unknown = true,
+                        Some(false) => any_false = true,
+                        Some(true) => {}
+                    }
+                    if holds != Some(true) {
                         ok = false;
                         let key = margin_key(excess);
                         if worst.as_ref().is_none_or(|(k, _)| key > *k) {
@@ -581,7 +629,11 @@ impl<'a> Evaluator<'a> {
                 {
                     self.notes.push(note);
                 }
-                Value::Bool(ok)
+                Value::Bool(if unknown && !any_false {
+                    None
+                } else {
+                    Some(ok)
+                })
             }
             SeriesFnKind::Slope => return Err(internal("slope")),
         };

@@ -80,8 +80,15 @@
 //! significant digits.
 //!
 //! **Comparisons.** Numbers that agree to 9 significant digits are equal (so `x <= 0.8` includes a sweep value
-//! stored as 0.8000000000000002); any comparison involving NaN is false, including `!=`. `==`/`!=` also
-//! compare two booleans. Division by zero is an evaluation error (SKIP).
+//! stored as 0.8000000000000002). `==`/`!=` also compare two booleans. Division by zero is an
+//! evaluation error (SKIP).
+//!
+//! **NaN.** A comparison involving NaN (including `!=`) is *unknown*, and truth values follow Kleene's
+//! three-valued logic: `not` keeps unknown unknown, `and`/`or` decide without it only when the
+//! other side decides alone (`false and ?` is false, `true or ?` true), `==`/`!=` of an unknown is
+//! unknown, `if` on an unknown condition is unknown (NaN for numbers), and `monotone`, `argmax`,
+//! `argmin` over a series with a NaN mean are unknown too. A point holds only when the claim is
+//! known true there, so a NaN never makes a claim pass, whatever surrounds it.
 //!
 //! **`tol`** is the tolerance of the innermost comparison it appears in: `max(h, f)` where `h` is the 95 %
 //! half-width of the difference of the comparison's two sides and `f` the largest

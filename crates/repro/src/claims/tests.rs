@@ -509,9 +509,38 @@ fn division_by_zero_and_nan() {
     ] {
         let o = ev(e, &t);
         assert_eq!(o.verdict, Verdict::Fail, "{e}");
-        assert!(!o.points[0].holds, "{e}: NaN comparisons are false");
+        assert!(
+            !o.points[0].holds,
+            "{e}: NaN comparisons are unknown, never true"
+        );
     }
-    assert!(ev("not m[n] > 0", &t).points[0].holds);
+    // Whatever surrounds it, an unknown comparison never makes a claim hold: not, == on the
+    // truth values, if, or/and with a side that does not decide, whole-series functions.
+    let t2 = Table::new(&[1.0, 2.0]).s("m", "n", &[f64::NAN, f64::NAN]);
+    for e in [
+        "not m[n] > 0",
+        "not not m[n] > 0",
+        "not (m[n] > 0 and 1 > 0)",
+        "not (m[n] > 0 or 0 > 1)",
+        "(m[n] > 0) == false",
+        "(m[n] > 0) != true",
+        "(m[n] > 0) == (m[n] > 0)",
+        "if(m[n] > 0, false, true)",
+        "if(m[n] > 0, 1, 2) == 2",
+        "not monotone(m[n], \"up\")",
+        "not monotone(m[n], \"down\")",
+        "argmax(m[n]) == 1 or argmax(m[n]) != 1",
+        "not spearman(m[n]) > 0",
+        "not value_range(m[n]) > 0",
+    ] {
+        let o = ev(e, &t2);
+        assert_eq!(o.satisfied, 0, "{e}: NaN made a claim hold");
+        assert_ne!(o.verdict, Verdict::Pass, "{e}");
+    }
+    // A side that decides on its own still decides (Kleene's logic), NaN or not.
+    assert!(ev("m[n] > 0 or 1 > 0", &t).points[0].holds);
+    assert!(!ev("m[n] > 0 and 0 > 1", &t).points[0].holds);
+    assert!(ev("not (m[n] > 0 and 0 > 1)", &t).points[0].holds);
     assert_eq!(
         ev("max(m[n], 5) > 0", &t).satisfied,
         1,

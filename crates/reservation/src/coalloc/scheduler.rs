@@ -310,6 +310,7 @@ impl CoallocScheduler {
         let mut seq = 0u64;
         let mut next = 0usize;
         loop {
+            gridsched_sim::cancel::checkpoint();
             let arrival = requests.get(next).map(|r| r.submit);
             let take_held = match (held.peek(), arrival) {
                 (Some(Reverse((t, _, _))), Some(a)) => *t <= a,

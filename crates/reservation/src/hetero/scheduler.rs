@@ -436,6 +436,7 @@ impl HeteroScheduler {
     /// rate-1 server): `Some(booking)` if accepted, `None` if dropped. Arrivals must be
     /// non-decreasing.
     pub fn submit(&mut self, arrival: Time, w: &Window) -> Result<Option<Booking>, SubmitError> {
+        gridsched_sim::cancel::checkpoint();
         if arrival < self.now {
             return Err(SubmitError::OutOfOrder {
                 arrival,
