@@ -18,7 +18,7 @@ use super::limits;
 /// The file a `--trace` names (a path, or a short name in the data directory), or an error
 /// that says where it was looked for and how to point elsewhere: `--data-dir`,
 /// `$GRIDSCHED_DATA`, and data/README.md for where the logs come from. A directory is
-/// refused here, before any work ([`super::file`]).
+/// refused here, before any work (`input::file`).
 pub fn log_path(trace: &str, data: Option<&Path>) -> Result<PathBuf> {
     let dir = data_dir(data);
     let path = trace_path(&dir, trace);

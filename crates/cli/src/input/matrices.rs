@@ -9,7 +9,7 @@ use gridsched_mapping::{data, io};
 
 /// The file to read: `path` if it exists, else `<data>/etc/braun/<path>` or `<data>/<path>`;
 /// if none exists, an error listing the places tried and how to point elsewhere. The file
-/// found is checked ([`super::file`]).
+/// found is checked ([`super::file()`]).
 pub fn locate(path: &Path, data_dir: Option<&Path>) -> Result<PathBuf> {
     if path.exists() || path.is_absolute() {
         super::file(path)?;

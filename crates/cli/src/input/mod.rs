@@ -6,7 +6,7 @@
 //! the checks made before any work, the notes on standard error about what reading changed —
 //! so that a check added once protects every command that reads that kind of input.
 //!
-//! - [`file`]: every input file a command names is checked here before any work: it must
+//! - [`file()`]: every input file a command names is checked here before any work: it must
 //!   exist and not be a directory. FIFOs and devices are let through: every reader here reads
 //!   its input once, front to back, so `/dev/stdin` and a pipe work.
 //! - [`logs`]: a Parallel Workloads Archive log (`--trace`): resolution, `--limit`, reading

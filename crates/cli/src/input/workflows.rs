@@ -19,7 +19,7 @@ pub enum WorkflowSource {
 }
 
 impl WorkflowSource {
-    /// The source `--workflow` names; a file is checked ([`super::file`]) here, before any
+    /// The source `--workflow` names; a file is checked ([`super::file()`]) here, before any
     /// work: the sites are loaded and replayed before the workflow is read.
     pub fn parse(arg: &str) -> Result<WorkflowSource> {
         Ok(match arg {
