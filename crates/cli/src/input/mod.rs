@@ -12,7 +12,7 @@
 //! - [`logs`]: a Parallel Workloads Archive log (`--trace`): resolution, `--limit`, reading
 //!   with its report of skipped, re-sorted and renumbered records, the machine size from the
 //!   header, jobs wider than the machine, a log left without jobs.
-//! - [`sites`]: a log replayed as a conservative-backfilling site (`slots`, `price`,
+//! - [`sites`]: a log on a cluster of its processors, replayed as a site (`slots`, `price`,
 //!   `provision`), the `--sites NAME[:PROCS]` list, the `--at` warning.
 //! - [`workflows`], [`matrices`], [`requests`], [`grid`]: the other input languages.
 //! - [`limits`]: sizes and counts against what the models and the machine's memory hold.
