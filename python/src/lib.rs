@@ -412,10 +412,10 @@ fn read_swf<'py>(
     data_dir: Option<PathBuf>,
     limit: Option<usize>,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
-    use gridsched_workload::swf::{SwfLoadOptions, load_swf, write_jobs_csv};
+    use gridsched_workload::swf::write_jobs_csv;
     let (csv, log) = interruptible(py, move || {
-        let path = gridsched_cli::log_path(&trace, data_dir.as_deref())?;
-        let log = load_swf(&path, SwfLoadOptions { limit })?;
+        // The CLI's door for logs: the same name resolution and checks as every command's.
+        let log = gridsched_cli::read_log(&trace, data_dir.as_deref(), limit)?;
         let mut csv = Vec::new();
         write_jobs_csv(&mut csv, &log.jobs)?;
         Ok((csv, log))

@@ -45,6 +45,9 @@ def test_read_swf_limit_and_bad_input(tmp_path):
         gridsched.read_swf(bad)
     with pytest.raises(ValueError, match="no such file"):
         gridsched.read_swf(tmp_path / "missing.swf")
+    # The CLI's door for logs: a prefix of no jobs is refused, as by every command.
+    with pytest.raises(gridsched.GridschedError, match="--limit must be positive"):
+        gridsched.read_swf(bad, limit=0)
 
 
 def test_replay_is_the_batsim_schema_and_evalys_reads_it(tmp_path):

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use gridsched_reservation::coalloc::{
     ArSelect, CoallocConfig, CoallocError, CoallocPick, CoallocScheduler, HoldMode, LengthField,
@@ -15,6 +15,8 @@ use gridsched_reservation::coalloc::{
     requests_from_swf,
 };
 use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
+
+use crate::input::logs::LogFile;
 
 /// Table 5.1's machine sizes for the thesis's logs (used when `--servers` is not given).
 const TABLE_5_1: [(&str, u32); 3] = [("CTC", 512), ("KTH", 128), ("HPC2N", 240)];
@@ -163,7 +165,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
         ),
     };
     if let Some(n) = args.servers {
-        crate::limits::count("--servers", n, max_servers, &server_limit)?;
+        crate::input::limits::count("--servers", n, max_servers, &server_limit)?;
     }
     let quanta = args.horizon / args.quantum + i64::from(args.horizon % args.quantum > 0);
     if quanta > i64::from(MAX_QUANTA) {
@@ -173,15 +175,13 @@ pub fn run(args: CoallocArgs) -> Result<()> {
             args.quantum
         );
     }
-    if args.limit == Some(0) {
-        bail!("--limit must be positive");
-    }
     if !(0.0..=1.0).contains(&args.ar_fraction) {
         bail!("--ar-fraction must be in [0, 1], got {}", args.ar_fraction);
     }
-    let path = crate::trace::log_path(&args.trace, args.data_dir.as_deref())?;
-    crate::out::check(&[("--trace", Some(&path))], &[("--out", Some(&args.out))])?;
-    let log = crate::trace::load_log(&path, args.limit)?;
+    let trace = LogFile::resolve(&args.trace, args.data_dir.as_deref(), args.limit)?;
+    let path = trace.path();
+    crate::out::check(&[("--trace", Some(path))], &[("--out", Some(&args.out))])?;
+    let log = trace.load()?;
     let servers = match args.servers {
         Some(n) => n,
         None => match TABLE_5_1
@@ -189,14 +189,10 @@ pub fn run(args: CoallocArgs) -> Result<()> {
             .find(|t| t.0.eq_ignore_ascii_case(&args.trace))
         {
             Some(t) => t.1,
-            None => {
-                crate::limits::header_count(&log, &path, "--servers", max_servers, &server_limit)?
-                    .with_context(|| {
-                    format!("{}: no MaxProcs header; give --servers", path.display())
-                })?
-            }
+            None => trace.header_size(&log, "--servers", max_servers, &server_limit)?,
         },
     };
+    crate::input::require_jobs(path, log.jobs.len())?;
     let field = match args.length {
         LengthArg::Run => LengthField::Run,
         LengthArg::Requested => LengthField::Requested,

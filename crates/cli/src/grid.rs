@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
-use gridsched_batch::{MachineSelect, Platform, swf::trace_jobs};
+use gridsched_batch::{MachineSelect, Platform};
 use gridsched_schedule_based::io::{
-    MaybeSeconds, Seconds, format_seconds, read_jobs, read_machines, write_jobs, write_machines,
+    MaybeSeconds, Seconds, format_seconds, write_jobs, write_machines,
 };
 use gridsched_schedule_based::workload::{GridWorkload, MS};
 use gridsched_schedule_based::{
@@ -17,6 +17,9 @@ use gridsched_schedule_based::{
 };
 use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
 
+use crate::input::grid as input;
+use crate::input::limits;
+use crate::input::logs::LogFile;
 use crate::out;
 
 /// Spec A3: what "usage" of a predicted schedule means in the acceptance criterion.
@@ -192,13 +195,13 @@ fn run_grid(a: RunArgs) -> Result<()> {
     let trace = a
         .trace
         .as_deref()
-        .map(|name| crate::trace::log_path(name, a.data_dir.as_deref()))
+        .map(|name| LogFile::resolve(name, a.data_dir.as_deref(), a.limit))
         .transpose()?;
     out::check(
         &[
             ("--machines", Some(&a.machines)),
             ("--jobs", a.jobs.as_deref()),
-            ("--trace", trace.as_deref()),
+            ("--trace", trace.as_ref().map(LogFile::path)),
         ],
         &[
             ("--out", Some(&a.out)),
@@ -208,43 +211,13 @@ fn run_grid(a: RunArgs) -> Result<()> {
     if a.reference_speed == 0 {
         bail!("--reference-speed must be positive");
     }
-    if a.limit == Some(0) {
-        bail!("--limit must be positive");
-    }
-    let rows = read_machines(&a.machines)?;
+    let rows = input::machines(&a.machines)?;
     let widest = rows.iter().map(|r| r.machine.cpus).max().unwrap_or(0);
-    let jobs = match (&a.jobs, trace) {
-        (Some(path), _) => {
-            let mut jobs = read_jobs(path, widest)?;
-            jobs.truncate(a.limit.unwrap_or(usize::MAX));
-            jobs
-        }
-        (None, Some(path)) => {
-            let log = crate::trace::load_log(&path, a.limit)?;
-            let tj = trace_jobs(&log, widest);
-            if tj.too_wide > 0 {
-                note!(
-                    "{}: {} jobs need more than {widest} processors (the widest machine) and are dropped",
-                    path.display(),
-                    tj.too_wide
-                );
-            }
-            // The log's times are seconds; the grid model runs in milliseconds.
-            tj.jobs
-                .into_iter()
-                .map(|mut j| {
-                    j.submit *= MS;
-                    j.run *= MS;
-                    j.requested = None;
-                    j
-                })
-                .collect()
-        }
+    let jobs = match (&a.jobs, &trace) {
+        (Some(path), _) => input::jobs_file(path, widest, a.limit)?,
+        (None, Some(log)) => input::jobs_from_log(log, widest)?,
         (None, None) => bail!("give --jobs or --trace"),
     };
-    if jobs.is_empty() {
-        bail!("no jobs to schedule");
-    }
     let platform = Platform::grid(rows.iter().map(|r| r.machine).collect(), a.reference_speed)?;
     let ts = TabuSetting {
         capacity: a.tabu_capacity,
@@ -382,14 +355,14 @@ fn generate(g: GenerateArgs) -> Result<()> {
     }
     // The stream and its CSV text are held whole: a job and at least 20 bytes of its row, a
     // machine and at least 8 of its own.
-    crate::limits::fits_memory(
+    limits::fits_memory(
         "--jobs",
         g.jobs,
         u64::from(g.jobs),
         std::mem::size_of::<gridsched_batch::Job>() as u64 + 20,
         "jobs",
     )?;
-    crate::limits::fits_memory(
+    limits::fits_memory(
         "--machines",
         g.machines,
         u64::from(g.machines),
@@ -413,7 +386,7 @@ fn generate(g: GenerateArgs) -> Result<()> {
     {
         bail!(
             "--tau {}: job {} would be submitted or due after {MAX_SECONDS_TEXT}, the latest time the model represents exactly; use a smaller --tau or fewer --jobs",
-            crate::limits::short(g.tau),
+            limits::short(g.tau),
             j.id
         );
     }

@@ -327,7 +327,7 @@ fn run_system(a: RunArgs) -> Result<()> {
         bail!("--jobs must be at least 1");
     }
     // Every job's draw, its record and its CSV row (at least 40 bytes) are held at once.
-    crate::limits::fits_memory(
+    crate::input::limits::fits_memory(
         "--jobs",
         a.jobs,
         u64::from(a.jobs),
@@ -347,7 +347,7 @@ fn run_system(a: RunArgs) -> Result<()> {
         (2, None) => Submission::HeterogeneousThink,
         (3, Some(h)) if h > MAX_MEAN_HOURS as f64 => bail!(
             "--think-hours {} is too large: at most {MAX_MEAN_HOURS} h (about 114 years)",
-            crate::limits::short(h)
+            crate::input::limits::short(h)
         ),
         (3, Some(h)) if h > 0.0 && h.is_finite() => {
             Submission::CommonThink((h * 3_600_000.0).round() as u64)

@@ -20,7 +20,7 @@ mod bench;
 mod coalloc;
 mod grid;
 mod hierarchy;
-mod limits;
+mod input;
 mod manual;
 mod map;
 mod out;
@@ -31,7 +31,7 @@ pub use replay::Drive;
 mod reproduce;
 mod schedule;
 mod trace;
-pub use trace::log_path;
+pub use input::logs::{log_path, read_log};
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -8,9 +8,11 @@ use clap::{Args, Subcommand, ValueEnum};
 use gridsched_mapping::generate::{KumarCase, KumarWorkload, PeSpeed, RangeBased};
 use gridsched_mapping::io::{self, Format};
 use gridsched_mapping::{
-    Consistency, EtcMatrix, Heuristic, Schedule, SegmentKey, SufferageVariant, data,
+    Consistency, EtcMatrix, Heuristic, Schedule, SegmentKey, SufferageVariant,
 };
 use gridsched_sim::StreamKey;
+
+use crate::input::matrices;
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -174,29 +176,6 @@ pub fn run(args: MapArgs) -> Result<()> {
     }
 }
 
-/// The file to read: `path` if it exists, else `<data>/etc/braun/<path>` or `<data>/<path>`;
-/// if none exists, an error listing the places tried and how to point elsewhere.
-fn locate(path: &Path, data_dir: Option<&Path>) -> Result<PathBuf> {
-    if path.exists() || path.is_absolute() {
-        return Ok(path.to_path_buf());
-    }
-    let data = data::data_dir(data_dir);
-    let tried = [
-        path.to_path_buf(),
-        data.join("etc").join("braun").join(path),
-        data.join(path),
-    ];
-    if let Some(p) = tried[1..].iter().find(|p| p.is_file()) {
-        return Ok(p.clone());
-    }
-    let list: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
-    bail!(
-        "{}: no such file; tried {} (give --data-dir or set GRIDSCHED_DATA; data/README.md says where the ETC matrices come from)",
-        path.display(),
-        list.join(", ")
-    )
-}
-
 fn heuristic(a: &RunArgs) -> Result<Heuristic> {
     let name = a.heuristic.as_deref().unwrap_or_default();
     let mut h: Heuristic = name.parse().map_err(anyhow::Error::msg)?;
@@ -232,18 +211,13 @@ fn heuristic(a: &RunArgs) -> Result<Heuristic> {
 fn map(a: RunArgs) -> Result<()> {
     let h = heuristic(&a)?;
     let given = a.etc.clone().unwrap_or_default();
-    let path = locate(&given, a.data_dir.as_deref())?;
+    let path = matrices::locate(&given, a.data_dir.as_deref())?;
     crate::out::check(
         &[("--etc", Some(&path))],
         &[("--schedule", a.schedule.as_deref())],
     )?;
     let format = a.format.map_or_else(|| Format::guess(&path), Format::from);
-    let shape = match (a.tasks, a.machines) {
-        (Some(t), Some(m)) => Some((t, m)),
-        (None, None) => None,
-        _ => bail!("give both --tasks and --machines, or neither"),
-    };
-    let etc = io::read_etc(&path, format, shape)?;
+    let etc = matrices::read(&path, format, a.tasks, a.machines)?;
     let started = std::time::Instant::now();
     let schedule = h.map(&etc)?;
     let seconds = started.elapsed().as_secs_f64();

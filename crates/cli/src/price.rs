@@ -11,11 +11,13 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::{ArgGroup, Args, ValueEnum};
-use gridsched_batch::{Estimates, Policy, Time};
+use gridsched_batch::{Policy, Time};
 use gridsched_provisioning::{Pricer, PricingPolicy, Quote, SiteState, choose};
 
+use crate::input::logs::LogFile;
+use crate::input::sites::{EstimatesArg, Site};
+use crate::input::times::parse_time;
 use crate::out;
-use crate::provision::{EstimatesArg, load_site, parse_time, simulator, warn_past_end};
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum PolicyArg {
@@ -150,25 +152,22 @@ fn row(csv: &mut String, at: Time, start: Time, q: Option<&Quote>, chosen: bool)
 
 pub fn run(a: PriceArgs) -> Result<()> {
     check_request(&a)?;
-    let log = crate::trace::log_path(&a.trace, a.data_dir.as_deref())?;
-    out::check(&[("--trace", Some(&log))], &[("--out", Some(&a.out))])?;
-    let (jobs, capacity, path) = load_site(&log, a.site_procs, "--site-procs", a.limit)?;
+    let log = LogFile::resolve(&a.trace, a.data_dir.as_deref(), a.limit)?;
+    out::check(&[("--trace", Some(log.path()))], &[("--out", Some(&a.out))])?;
+    let site = Site::load(&log, a.site_procs, "--site-procs")?;
+    let (capacity, path) = (site.procs, site.path.clone());
     if a.procs > capacity {
         bail!(
             "--procs {}: the site has only {capacity} processors ({path})",
             a.procs
         );
     }
-    warn_past_end(&jobs, a.at, &path);
+    site.warn_past_end(a.at);
     let (policy, pricing) = match a.policy {
         PolicyArg::Conservative => (Policy::Conservative, PricingPolicy::Conservative),
         PolicyArg::Easy => (Policy::Easy, PricingPolicy::Easy),
     };
-    let estimates = match a.estimates {
-        EstimatesArg::Actual => Estimates::Actual,
-        EstimatesArg::Requested => Estimates::Requested,
-    };
-    let mut sim = simulator(jobs, capacity, policy, estimates)?;
+    let mut sim = site.simulator(policy, a.estimates.into())?;
     sim.run_until(a.at);
     let running = sim.running_count();
     let mut pricer = Pricer::new(SiteState::of(&sim)?, pricing);

@@ -7,25 +7,20 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use gridsched_batch::{Config, Estimates, Platform, Policy, Simulator, Time, swf::trace_jobs};
+use gridsched_batch::{Estimates, Policy, Simulator, Time};
 use gridsched_provisioning::{
     App, Horizon, MAX_POPULATION, MogaConfig, PricingPolicy, SlotSite, besteffort, provision,
     provision_greedy, schedule_holes,
 };
 use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
-use gridsched_workflow::{
-    CyberShake, GBIT, ReadOptions, SyntheticWorkflow, TransferModel, Workflow, read_workflow,
-};
+use gridsched_workflow::{GBIT, SyntheticWorkflow, TransferModel};
 
+use crate::input::limits;
+use crate::input::logs::LogFile;
+use crate::input::sites::{self, EstimatesArg, Site};
+use crate::input::times::parse_time;
+use crate::input::workflows::WorkflowSource;
 use crate::out;
-
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub(crate) enum EstimatesArg {
-    /// Exact run times (the thesis's default).
-    Actual,
-    /// The log's requested times (field 9); jobs end early and the schedule is compressed.
-    Requested,
-}
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum SourceArg {
@@ -150,132 +145,6 @@ pub struct ProvisionArgs {
     slots_out: Option<PathBuf>,
 }
 
-/// Parses `3600`, `90s`, `36h`, `2d12h`, `1d2h30m`: seconds, at most [`MAX_SECONDS`]
-/// (10^12 s, the latest time a log may hold).
-pub fn parse_time(s: &str) -> Result<Time, String> {
-    let s = s.trim();
-    if s.is_empty() {
-        return Err("empty time".into());
-    }
-    let too_large = || format!("`{s}` is too large: a time must be at most {MAX_SECONDS_TEXT}");
-    if let Ok(v) = s.parse::<i64>() {
-        return if v < 0 {
-            Err(format!("negative time {v}"))
-        } else if v > MAX_SECONDS {
-            Err(too_large())
-        } else {
-            Ok(v)
-        };
-    }
-    let mut total: i64 = 0;
-    let mut num = String::new();
-    for c in s.chars() {
-        if c.is_ascii_digit() || c == '.' {
-            num.push(c);
-            continue;
-        }
-        let unit = match c {
-            'd' => 86_400.0,
-            'h' => 3_600.0,
-            'm' => 60.0,
-            's' => 1.0,
-            _ => return Err(format!("`{s}`: unknown unit `{c}` (use d, h, m, s)")),
-        };
-        let v: f64 = num
-            .parse()
-            .map_err(|_| format!("`{s}`: a number must come before `{c}`"))?;
-        let part = (v * unit).round();
-        if part > MAX_SECONDS as f64 {
-            return Err(too_large());
-        }
-        total += part as i64;
-        if total > MAX_SECONDS {
-            return Err(too_large());
-        }
-        num.clear();
-    }
-    if !num.is_empty() {
-        return Err(format!("`{s}`: `{num}` has no unit"));
-    }
-    Ok(total)
-}
-
-/// The site's log (a file [`crate::trace::log_path`] found) loaded as jobs, its processor
-/// count, and the path read. `procs_flag` names the option that sets the processor count in
-/// messages.
-pub(crate) fn load_site(
-    path: &Path,
-    procs: Option<u32>,
-    procs_flag: &str,
-    limit: Option<usize>,
-) -> Result<(Vec<gridsched_batch::Job>, u32, String)> {
-    let log = crate::trace::load_log(path, limit)?;
-    let procs = match procs {
-        Some(p) => crate::limits::procs(procs_flag, p)?,
-        None => crate::limits::header_procs(&log, path, procs_flag)?.with_context(|| {
-            format!(
-                "{}: no MaxProcs in the header: give {procs_flag}",
-                path.display()
-            )
-        })?,
-    };
-    let tj = trace_jobs(&log, procs);
-    if tj.too_wide > 0 {
-        note!(
-            "{}: {} jobs need more than {procs} processors and are dropped",
-            path.display(),
-            tj.too_wide
-        );
-    }
-    if tj.jobs.is_empty() {
-        bail!("{}: no jobs", path.display());
-    }
-    Ok((tj.jobs, procs, path.display().to_string()))
-}
-
-/// Warns (on standard error, so a piped CSV stays clean) when `at` is before the log's first
-/// submission or after its last: the site is then empty, or holds only what is left of its
-/// log — legal, but rarely what was meant (a log's clock need not start at 0: CEA-Curie's
-/// first job is submitted on day 366).
-pub(crate) fn warn_past_end(jobs: &[gridsched_batch::Job], at: Time, path: &str) {
-    let first = jobs.iter().map(|j| j.submit).min();
-    let last = jobs.iter().map(|j| j.submit).max();
-    let hours = |t: Time| t as f64 / 3600.0;
-    if let Some(first) = first
-        && at < first
-    {
-        note!(
-            "warning: --at {:.1} h is before the first submission of {path} ({:.1} h = day {:.1}): the site is empty then",
-            hours(at),
-            hours(first),
-            first as f64 / 86_400.0
-        );
-    } else if let Some(last) = last
-        && at > last
-    {
-        note!(
-            "warning: --at {:.1} h is after the last submission of {path} ({:.1} h): the site holds only what is left of its log",
-            hours(at),
-            hours(last)
-        );
-    }
-}
-
-pub(crate) fn simulator(
-    jobs: Vec<gridsched_batch::Job>,
-    procs: u32,
-    policy: Policy,
-    estimates: Estimates,
-) -> Result<Simulator> {
-    Ok(Simulator::with_jobs(
-        Platform::cluster(procs)?,
-        Config::new(policy)
-            .estimates(estimates)
-            .check_invariants(false),
-        jobs,
-    )?)
-}
-
 /// The last planned finish of a conservative schedule.
 fn last_finish(sim: &Simulator) -> Time {
     let run = sim.running().iter().map(|r| r.planned_end).max();
@@ -288,17 +157,18 @@ fn last_finish(sim: &Simulator) -> Time {
 }
 
 pub fn slots(a: SlotsArgs) -> Result<()> {
-    let log = crate::trace::log_path(&a.site.trace, a.site.data_dir.as_deref())?;
-    out::check(&[("--trace", Some(&log))], &[("--out", Some(&a.out))])?;
-    let (jobs, procs, path) = load_site(&log, a.site.procs, "--procs", a.site.limit)?;
-    warn_past_end(&jobs, a.at, &path);
+    let log = LogFile::resolve(&a.site.trace, a.site.data_dir.as_deref(), a.site.limit)?;
+    out::check(&[("--trace", Some(log.path()))], &[("--out", Some(&a.out))])?;
+    let site = Site::load(&log, a.site.procs, "--procs")?;
+    site.warn_past_end(a.at);
+    let (procs, path) = (site.procs, site.path.clone());
     if !(a.horizon_h > 0.0 && a.horizon_h.is_finite()) {
         bail!("--horizon-h must be positive");
     }
     if a.horizon_h * 3600.0 > MAX_SECONDS as f64 {
         bail!(
             "--horizon-h {} is too large: at most {} h, {MAX_SECONDS_TEXT}",
-            crate::limits::short(a.horizon_h),
+            limits::short(a.horizon_h),
             MAX_SECONDS / 3600
         );
     }
@@ -306,13 +176,9 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
         ahead: (a.horizon_h * 3600.0).round() as Time,
         ..Horizon::default()
     };
-    let estimates = match a.estimates {
-        EstimatesArg::Actual => Estimates::Actual,
-        EstimatesArg::Requested => Estimates::Requested,
-    };
     let (set, tasks, h) = match a.source {
         SourceArg::Schedule => {
-            let mut sim = simulator(jobs, procs, Policy::Conservative, estimates)?;
+            let mut sim = site.simulator(Policy::Conservative, a.estimates.into())?;
             sim.run_until(a.at);
             let set = schedule_holes(&sim, 0)?;
             let tasks = sim.running_count() + sim.queued().len();
@@ -325,14 +191,14 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
                     "--source figure2 needs --estimates actual (Figure 2 cannot compress a schedule)"
                 );
             }
-            let first = jobs.first().map_or(0, |j| j.submit);
-            let mut site = SlotSite::new(procs, first.min(a.at));
-            for j in jobs.iter().filter(|j| j.submit <= a.at) {
-                site.submit(j.id, j.submit, j.procs, j.run)?;
+            let first = site.jobs.first().map_or(0, |j| j.submit);
+            let mut figure2 = SlotSite::new(procs, first.min(a.at));
+            for j in site.jobs.iter().filter(|j| j.submit <= a.at) {
+                figure2.submit(j.id, j.submit, j.procs, j.run)?;
             }
-            site.advance(a.at);
-            let ad = site.advertise(&horizon);
-            (site.slots().clone(), site.tasks(), ad.horizon)
+            figure2.advance(a.at);
+            let ad = figure2.advertise(&horizon);
+            (figure2.slots().clone(), figure2.tasks(), ad.horizon)
         }
     };
     let mut csv = String::from("start_s,start_h,duration_s,procs,divisible,extensible,cost_su\n");
@@ -375,39 +241,6 @@ pub fn slots(a: SlotsArgs) -> Result<()> {
     Ok(())
 }
 
-/// The file `--workflow` names, unless it names a generated workflow.
-fn workflow_file(workflow: &str) -> Option<&Path> {
-    match workflow {
-        "cybershake" | "synthetic" => None,
-        path => Some(Path::new(path)),
-    }
-}
-
-/// The workflow, and how many of its tasks are its own: the dummy entry and exit added to a
-/// file's workflow come after them and are left out of the schedule CSV.
-fn load_workflow(a: &ProvisionArgs, widest: u32) -> Result<(Workflow, usize)> {
-    let wf = match (a.workflow.as_str(), workflow_file(&a.workflow)) {
-        (_, Some(path)) => {
-            let wf = read_workflow(path, &ReadOptions::default())?;
-            if wf.is_empty() {
-                bail!("{}: no tasks", wf.source());
-            }
-            let own = wf.len();
-            return Ok((wf.with_entry_exit(true)?, own));
-        }
-        ("cybershake", None) => CyberShake::default().build()?,
-        _ => SyntheticWorkflow {
-            tasks: a.tasks,
-            procs_mean: a.procs_mean,
-            max_procs: Some(widest),
-            ..SyntheticWorkflow::default()
-        }
-        .generate(&StreamKey::new(a.seed, "gridsched-provision").stream("workflow"))?,
-    };
-    let own = wf.len();
-    Ok((wf, own))
-}
-
 /// The most MOGA generations `--generations` accepts.
 const MAX_GENERATIONS: u32 = 100_000;
 
@@ -425,7 +258,7 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
         );
     }
     if a.generations > 0 {
-        crate::limits::count(
+        limits::count(
             "--generations",
             u32::try_from(a.generations).unwrap_or(u32::MAX),
             MAX_GENERATIONS,
@@ -434,8 +267,9 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
             ),
         )?;
     }
-    if workflow_file(&a.workflow).is_none() && a.workflow != "cybershake" {
-        crate::limits::fits_memory(
+    let workflow = WorkflowSource::parse(&a.workflow)?;
+    if workflow == WorkflowSource::Synthetic {
+        limits::fits_memory(
             "--tasks",
             a.tasks,
             u64::from(a.tasks),
@@ -446,41 +280,20 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     // The sites.
     let specs: Vec<(String, Option<u32>)> = match &a.trace {
         Some(t) => vec![(t.clone(), a.procs)],
-        None => a
-            .sites
-            .iter()
-            .map(|s| match s.split_once(':') {
-                Some((n, p)) => {
-                    let p = p
-                        .parse::<u32>()
-                        .map_err(|_| anyhow::anyhow!("--sites: `{s}`: PROCS must be a number"))?;
-                    crate::limits::procs(&format!("--sites: `{s}`: PROCS"), p)?;
-                    Ok((n.to_string(), Some(p)))
-                }
-                None => Ok((s.clone(), None)),
-            })
-            .collect::<Result<_>>()?,
+        None => sites::parse_list(&a.sites)?,
     };
-    // A site's name is its column value in the schedule (`plan_site`): two alike would make
-    // it ambiguous.
-    for (i, (name, _)) in specs.iter().enumerate() {
-        if specs[..i].iter().any(|(n, _)| n == name) {
-            bail!("--sites: `{name}` names the site of two entries; give each site once");
-        }
-    }
-    let logs: Vec<PathBuf> = specs
+    let logs: Vec<LogFile> = specs
         .iter()
-        .map(|(name, _)| crate::trace::log_path(name, a.data_dir.as_deref()))
+        .map(|(name, _)| LogFile::resolve(name, a.data_dir.as_deref(), a.limit))
         .collect::<Result<_>>()?;
     let log_flag = if a.trace.is_some() {
         "--trace"
     } else {
         "--sites"
     };
-    let workflow = workflow_file(&a.workflow);
     let mut inputs: Vec<(&str, Option<&Path>)> =
-        logs.iter().map(|p| (log_flag, Some(p.as_path()))).collect();
-    inputs.push(("--workflow", workflow));
+        logs.iter().map(|l| (log_flag, Some(l.path()))).collect();
+    inputs.push(("--workflow", workflow.file()));
     out::check(
         &inputs,
         &[
@@ -496,33 +309,31 @@ pub fn provision_cmd(a: ProvisionArgs) -> Result<()> {
     let mut sites = Vec::new();
     let mut names = Vec::new();
     for ((name, procs), log) in specs.iter().zip(&logs) {
-        let (jobs, p, path) = load_site(log, *procs, procs_flag, a.limit)?;
-        warn_past_end(&jobs, a.at, &path);
-        let mut sim = simulator(jobs, p, Policy::Conservative, Estimates::Actual)?;
+        let site = Site::load(log, *procs, procs_flag)?;
+        site.warn_past_end(a.at);
+        names.push(format!("{name}:{} ({})", site.procs, site.path));
+        let mut sim = site.simulator(Policy::Conservative, Estimates::Actual)?;
         sim.run_until(a.at);
         sites.push(sim);
-        names.push(format!("{name}:{p} ({path})"));
     }
     let widest = sites
         .iter()
         .map(|s| s.platform().machines()[0].cpus)
         .max()
         .unwrap_or(0);
-    let (wf, own) = load_workflow(&a, widest)?;
+    let synthetic = SyntheticWorkflow {
+        tasks: a.tasks,
+        procs_mean: a.procs_mean,
+        max_procs: Some(widest),
+        ..SyntheticWorkflow::default()
+    };
+    let (wf, own) = workflow.load(&synthetic, a.seed, widest)?;
     let transfer = if sites.len() > 1 {
         TransferModel::new(a.bandwidth_gbps * GBIT, a.latency_s)?
     } else {
         TransferModel::none()
     };
     let app = App::from_workflow(&wf, &transfer);
-    if let Some(t) = wf.tasks().iter().find(|t| t.procs > widest) {
-        bail!(
-            "{}: task {} needs {} processors; the widest site has {widest}",
-            wf.source(),
-            t.id,
-            t.procs
-        );
-    }
     // A task without run time or processors runs on no site (best effort and greedy give it
     // none; MOGA's evaluator places it where it is released first).
     let site_name = |r: u32| {
@@ -761,36 +572,5 @@ fn csv_field(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_time;
-
-    #[test]
-    fn times() {
-        assert_eq!(parse_time("3600"), Ok(3600));
-        assert_eq!(parse_time("2d12h"), Ok(216_000));
-        assert_eq!(parse_time("1.5h"), Ok(5400));
-        assert_eq!(parse_time("90m"), Ok(5400));
-        assert!(parse_time("5x").is_err());
-        assert!(parse_time("-5").is_err());
-        assert!(parse_time("h").is_err());
-        assert!(parse_time("12").is_ok());
-        assert!(parse_time("3h20").is_err());
-        // 106751991167300 days is i64::MAX seconds: `price --duration` gave price 0.
-        assert_eq!(
-            parse_time("106751991167300d").unwrap_err(),
-            "`106751991167300d` is too large: a time must be at most 10^12 s (about 31,700 years)"
-        );
-        assert!(
-            parse_time("9223372036854775807")
-                .unwrap_err()
-                .contains("too large")
-        );
-        assert!(parse_time("11574074d2h").unwrap_err().contains("too large"));
-        assert_eq!(parse_time("1000000000000"), Ok(1_000_000_000_000));
-        assert_eq!(parse_time("11574074d"), Ok(999_999_993_600));
     }
 }

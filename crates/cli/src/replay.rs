@@ -13,7 +13,8 @@ use gridsched_batch::{
     swf::{Streamed, read_while_simulating, trace_jobs},
     write_batsim_csv_parallel,
 };
-use gridsched_workload::swf::{SwfLoadOptions, SwfReader, load_from};
+
+use crate::input::logs::LogFile;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum PolicyArg {
@@ -101,14 +102,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
 /// [`Policy::External`] when its flag is set) instead of [`Simulator::run`].
 pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) -> Result<()> {
     if let Some(p) = args.procs {
-        crate::limits::procs("--procs", p)?;
+        crate::input::limits::procs("--procs", p)?;
     }
-    if args.limit == Some(0) {
-        bail!("--limit must be positive");
-    }
-    let path = crate::trace::log_path(&args.trace, args.data_dir.as_deref())?;
+    let trace = LogFile::resolve(&args.trace, args.data_dir.as_deref(), args.limit)?;
+    let path = trace.path();
     out::check(
-        &[("--trace", Some(&path))],
+        &[("--trace", Some(path))],
         &[
             ("--out", Some(&args.out)),
             ("--summary-json", args.summary_json.as_deref()),
@@ -131,8 +130,7 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
         .compression(compression)
         .check_invariants(false);
     let t0 = Instant::now();
-    let options = SwfLoadOptions { limit: args.limit };
-    let reader = SwfReader::open(&path)?;
+    let reader = trace.open()?;
     // The cluster is known before the first record when `--procs` is given or the header's
     // MaxProcs is usable: then the log is simulated while it is read. Otherwise (and on every
     // error) the order of the steps below is that of a whole read, so that the user gets the
@@ -151,19 +149,14 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
         .filter(|_| driver.is_none());
     let (log, streamed) = match early {
         Some((procs, platform)) => {
-            read_while_simulating(reader, options, procs, &platform, config)?
+            read_while_simulating(reader, trace.options(), procs, &platform, config)?
         }
-        None => (load_from(reader, options)?, None),
+        None => (trace.finish(reader)?, None),
     };
+    trace.report(&log);
     let procs = match args.procs {
         Some(p) => p,
-        None => match crate::limits::header_procs(&log, &path, "--procs")? {
-            Some(m) => m,
-            None => bail!(
-                "{}: the header has no MaxProcs; give the cluster size with --procs",
-                path.display()
-            ),
-        },
+        None => trace.header_procs(&log, "--procs")?,
     };
     // Streamed: the counts were taken while reading and the jobs are in the simulator.
     let (tj, streamed) = match streamed {
@@ -171,18 +164,9 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
         None => (trace_jobs(&log, procs), None),
     };
     let n = streamed.as_ref().map_or(tj.jobs.len(), |s| s.1);
-    if n == 0 {
-        bail!("{}: no job to replay", path.display());
-    }
     let read_s = t0.elapsed().as_secs_f64();
-    crate::trace::report_log(&path, &log);
-    if tj.too_wide > 0 {
-        note!(
-            "{}: {} jobs need more than {procs} processors and are dropped",
-            path.display(),
-            tj.too_wide
-        );
-    }
+    trace.note_too_wide(tj.too_wide, procs, "");
+    crate::input::require_jobs(path, n)?;
     let platform = Platform::cluster(procs)?;
     let t1 = Instant::now();
     let mut sim = match streamed {

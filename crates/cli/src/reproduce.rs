@@ -157,7 +157,13 @@ fn check_sizes(args: &ReproduceArgs, experiments: &[&Experiment]) -> Result<()> 
         Some(0) => bail!("--threads must be positive"),
         Some(t) => {
             let t = t as u64;
-            crate::limits::fits_memory("--threads", t, t, BYTES_PER_THREAD, "worker stacks")?;
+            crate::input::limits::fits_memory(
+                "--threads",
+                t,
+                t,
+                BYTES_PER_THREAD,
+                "worker stacks",
+            )?;
             t
         }
         None => std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
@@ -172,12 +178,12 @@ fn check_sizes(args: &ReproduceArgs, experiments: &[&Experiment]) -> Result<()> 
                 jobs: base.jobs,
             };
             let runs = gridsched_repro::runner::work_items_len(&exp.sweep, args.scale, size);
-            crate::limits::fits_memory("--reps", reps, runs as u64, BYTES_PER_RUN, "runs")
+            crate::input::limits::fits_memory("--reps", reps, runs as u64, BYTES_PER_RUN, "runs")
                 .with_context(|| format!("{} at {} scale", exp.spec.id, args.scale.name()))?;
         }
     }
     if let Some(jobs) = args.jobs {
-        crate::limits::fits_memory(
+        crate::input::limits::fits_memory(
             "--jobs",
             jobs,
             jobs.saturating_mul(workers),

@@ -10,7 +10,9 @@ use gridsched_reservation::{
     RunRecorder, SchedulerConfig, SizeBins, Step2Start, Strategy,
 };
 use gridsched_sim::fmt::{push_csv_field, push_f64, push_int};
-use gridsched_workload::{RequestLimits, read_requests};
+use gridsched_workload::RequestLimits;
+
+use crate::input::requests;
 
 #[path = "schedule_hetero.rs"]
 mod schedule_hetero;
@@ -123,7 +125,7 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
 }
 
 fn reservation(args: ReservationArgs) -> Result<()> {
-    use crate::limits::short;
+    use crate::input::limits::short;
     crate::out::check(
         &[("--requests", Some(&args.requests))],
         &[("--out", Some(&args.out))],
@@ -157,6 +159,15 @@ fn reservation(args: ReservationArgs) -> Result<()> {
         config.options.lact_late = LactLate::LatestFeasibleCompletion;
     }
     config.validate()?;
+    // Every server starts with an idle period in the index (its open-ended tail), held at
+    // once before the first request is read.
+    crate::input::limits::fits_memory(
+        "--servers",
+        args.servers,
+        u64::from(args.servers),
+        std::mem::size_of::<gridsched_geom::IdlePeriod>() as u64,
+        "servers",
+    )?;
     if let Some(slots) = config.ring_slots()
         && slots > MAX_RING_SLOTS
     {
@@ -177,7 +188,7 @@ fn reservation(args: ReservationArgs) -> Result<()> {
         l_min: args.l_min,
         horizon: args.horizon,
     };
-    let input = read_requests(&args.requests, &limits)?;
+    let input = requests::read(&args.requests, &limits)?;
 
     let mut scheduler = ReservationScheduler::new(config)?;
     let mut recorder = RunRecorder::new(args.servers, SizeBins::single());

@@ -1,13 +1,15 @@
 //! `gridsched schedule hetero`: Castillo (2008) ch. 4 on the user's requests and server rates.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use clap::{ArgGroup, Args, ValueEnum};
 use gridsched_reservation::hetero::{
     ClassOrder, HeteroAlgorithm, HeteroConfig, HeteroScheduler, PlusPick,
 };
-use gridsched_workload::{RequestLimits, read_requests};
+use gridsched_workload::RequestLimits;
+
+use crate::input::requests;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum AlgorithmArg {
@@ -92,44 +94,10 @@ fn parse_hours(text: &str) -> Result<f64, String> {
     Ok(v / per_hour)
 }
 
-/// Parses one rate, which must be a number in (0, 1].
-fn parse_rate(text: &str) -> Result<f64, String> {
-    let r: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{}` is not a number", text.trim()))?;
-    if !(r.is_finite() && r > 0.0 && r <= 1.0) {
-        return Err(format!("rate {r} is not in (0, 1]"));
-    }
-    Ok(r)
-}
-
-/// Reads a rates file: one rate per line, `#` comments, blank lines skipped.
-fn read_rates_file(path: &Path) -> Result<Vec<f64>> {
-    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
-    let mut rates = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let content = line.split('#').next().unwrap_or("").trim();
-        if content.is_empty() {
-            continue;
-        }
-        let rate = parse_rate(content).map_err(|e| anyhow!("{}:{}: {e}", path.display(), i + 1))?;
-        rates.push(rate);
-    }
-    if rates.is_empty() {
-        bail!("{}: no server rates (one rate per line)", path.display());
-    }
-    Ok(rates)
-}
-
 fn server_rates(args: &HeteroArgs) -> Result<Vec<f64>> {
     match (&args.rates, &args.rates_file) {
-        (Some(list), None) => list
-            .iter()
-            .enumerate()
-            .map(|(i, t)| parse_rate(t).map_err(|e| anyhow!("--rates: server {i}: {e}")))
-            .collect(),
-        (None, Some(path)) => read_rates_file(path),
+        (Some(list), None) => requests::rates_list(list),
+        (None, Some(path)) => requests::rates_file(path),
         _ => bail!("give exactly one of --rates and --rates-file"),
     }
 }
@@ -165,7 +133,7 @@ pub fn hetero(args: HeteroArgs) -> Result<()> {
         l_min: f64::MIN_POSITIVE,
         horizon: f64::INFINITY,
     };
-    let input = read_requests(&args.requests, &limits)?;
+    let input = requests::read(&args.requests, &limits)?;
 
     let servers = config.rates.len();
     let mut scheduler = HeteroScheduler::new(config)?;

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gridsched_workload::swf::{
-    DATA_ENV, Distribution, RequestConversion, SwfLoadOptions, SwfLog, TRACES, TraceSummary,
-    data_dir, ecdf, load_swf, load_swf_with_sha256, trace_path, write_jobs_csv, write_requests_csv,
+    Distribution, RequestConversion, SwfLog, TraceSummary, ecdf, write_jobs_csv, write_requests_csv,
 };
+
+use crate::input::logs::LogFile;
 
 #[derive(Debug, Subcommand)]
 pub enum TraceCommand {
@@ -36,82 +37,15 @@ pub struct TraceInput {
     limit: Option<usize>,
 }
 
-/// The file a `--trace` names (a path, or a short name in the data directory), or an error
-/// that says where it was looked for and how to point elsewhere: `--data-dir`,
-/// `$GRIDSCHED_DATA`, and data/README.md for where the logs come from.
-pub fn log_path(trace: &str, data: Option<&std::path::Path>) -> Result<PathBuf> {
-    let dir = data_dir(data);
-    let path = trace_path(&dir, trace);
-    if path.exists() {
-        return Ok(path);
-    }
-    let names: Vec<&str> = TRACES.iter().map(|(n, _)| *n).collect();
-    if names.iter().any(|n| n.eq_ignore_ascii_case(trace)) {
-        anyhow::bail!(
-            "{}: no such file (the log `{trace}` of the data directory {}; give --data-dir or set {DATA_ENV}; data/README.md says where the logs come from)",
-            path.display(),
-            dir.display()
-        );
-    }
-    anyhow::bail!(
-        "{trace}: no such file, and not a log name ({}) of the data directory {}",
-        names.join(", "),
-        dir.display()
-    );
-}
-
-/// Reads the log at `path` (the first `limit` jobs) and says on standard error what reading
-/// it changed, as `trace info` does: the records skipped and why, jobs re-sorted by submit
-/// time, repeated job numbers renumbered. Every command that reads a log goes through here
-/// (`replay`, which simulates while it reads, calls [`report_log`] itself).
-pub(crate) fn load_log(path: &Path, limit: Option<usize>) -> Result<SwfLog> {
-    let log = load_swf(path, SwfLoadOptions { limit })?;
-    report_log(path, &log);
-    Ok(log)
-}
-
-/// What reading `log` (from `path`) dropped or changed, one line each on standard error: the
-/// skipped records with their reasons, then the reader's warnings. Nothing when it changed
-/// nothing. A failed write to standard error is ignored (the command's result still counts).
-pub(crate) fn report_log(path: &Path, log: &SwfLog) {
-    use std::io::Write as _;
-    let r = &log.report;
-    let mut text = String::new();
-    if r.skipped() > 0 {
-        let reasons: Vec<String> = r
-            .notes()
-            .into_iter()
-            .filter(|n| n.contains("skipped: "))
-            .map(|n| n.replace("skipped: ", ""))
-            .collect();
-        let _ = writeln!(
-            text,
-            "{}: {} of {} records skipped ({})",
-            path.display(),
-            r.skipped(),
-            r.records,
-            reasons.join("; ")
-        );
-    }
-    for w in r.warnings() {
-        let _ = writeln!(text, "{}: {w}", path.display());
-    }
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
-}
-
 impl TraceInput {
-    /// The file the log names.
-    fn path(&self) -> Result<PathBuf> {
+    /// The log the input names, with its `--limit`.
+    fn log(&self) -> Result<LogFile> {
         let name = self
             .file
             .as_deref()
             .or(self.trace.as_deref())
             .unwrap_or_default();
-        log_path(name, self.data_dir.as_deref())
-    }
-
-    fn load(&self, path: &Path) -> Result<SwfLog> {
-        Ok(load_swf(path, SwfLoadOptions { limit: self.limit })?)
+        LogFile::resolve(name, self.data_dir.as_deref(), self.limit)
     }
 }
 
@@ -349,23 +283,20 @@ pub fn info_text(path: &Path, sha: &str, log: &SwfLog, processors: Option<u32>) 
 
 fn info(args: &InfoArgs) -> Result<()> {
     if let Some(p) = args.processors {
-        crate::limits::procs("--processors", p)?;
+        crate::input::limits::procs("--processors", p)?;
     }
-    let path = args.input.path()?;
+    let input = args.input.log()?;
+    let path = input.path();
     // One read for the log and its hash: a FIFO or a pipe on /dev/stdin cannot be reopened.
-    let (log, sha) = load_swf_with_sha256(
-        &path,
-        SwfLoadOptions {
-            limit: args.input.limit,
-        },
-    )?;
-    crate::out::say(false, &info_text(&path, &sha, &log, args.processors)?)
+    let (log, sha) = input.read_with_sha256()?;
+    crate::out::say(false, &info_text(path, &sha, &log, args.processors)?)
 }
 
 fn convert(args: &ConvertArgs) -> Result<()> {
-    let path = args.input.path()?;
-    crate::out::check(&[("the log", Some(&path))], &[("--out", Some(&args.out))])?;
-    let log = args.input.load(&path)?;
+    let input = args.input.log()?;
+    let path = input.path();
+    crate::out::check(&[("the log", Some(path))], &[("--out", Some(&args.out))])?;
+    let log = input.load()?;
     let mut buf = Vec::new();
     let done = match args.to {
         Target::Jobs => {
@@ -408,13 +339,8 @@ fn convert(args: &ConvertArgs) -> Result<()> {
             )
         }
     };
-    // What was written is said only once it is (the log's warnings in any case, after it).
-    let written = crate::out::write(&args.out, &buf);
-    if written.is_ok() {
-        note!("{done}");
-    }
-    for w in log.report.warnings() {
-        note!("{w}");
-    }
-    written
+    // What was written is said only once it is (what reading changed was said by `load`).
+    crate::out::write(&args.out, &buf)?;
+    note!("{done}");
+    Ok(())
 }

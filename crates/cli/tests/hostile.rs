@@ -1,6 +1,8 @@
 //! Issue 35's known defects, each pinned by a test that failed before its fix: sizes refused
 //! by name before any work, logs whose skipped and changed records are reported by every
-//! command that reads them, and the other defects found trying the program as a new user.
+//! command that reads them, the other defects found trying the program as a new user, and
+//! (item 6) the checks of the one input door (`crates/cli/src/input/`) that some commands
+//! lacked before every command read its inputs through it.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -117,6 +119,41 @@ fn hierarchy_sizes_beyond_memory_are_refused_by_name() {
     );
     refused(&o, "--jobs 100000000 is too large", &out);
     assert!(text(&o.stderr).contains("ulimit -v"), "{}", text(&o.stderr));
+}
+
+/// `schedule reservation --servers` holds an idle period per server before the first request
+/// (4*10^9 servers ran for minutes; 4*10^8 under a 4 GB limit aborted on allocation).
+#[test]
+fn schedule_reservation_servers_beyond_memory_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let requests = write(
+        dir.path(),
+        "r.csv",
+        "id,arrival,ready,length,deadline\n1,0,0,1,5\n",
+    );
+    let out = dir.path().join("o.csv");
+    // 4*10^9 servers exceed this machine's memory; 4*10^8 exceed a 3 GB `ulimit -v`.
+    for (servers, limited) in [("4000000000", false), ("400000000", true)] {
+        let args = [
+            "schedule",
+            "reservation",
+            "--strategy",
+            "lact",
+            "--servers",
+            servers,
+            "--requests",
+            s(&requests),
+            "--out",
+            s(&out),
+        ];
+        let o = if limited {
+            gridsched_limited(3_000_000, &args)
+        } else {
+            gridsched(&args)
+        };
+        refused(&o, &format!("--servers {servers} is too large"), &out);
+        assert!(text(&o.stderr).contains("more than"), "{}", text(&o.stderr));
+    }
 }
 
 #[test]
@@ -249,68 +286,40 @@ fn says_what_reading_changed(log: &Path, o: &Output) {
     assert!(err.contains("repeat an earlier job number"), "{err}");
 }
 
+/// A command line from a template: the words split at white space, then each word that is a
+/// name in `paths` (`LOG`, `OUT`, ...) replaced by its path (after the split, so a path may
+/// hold spaces).
+fn line(template: &str, paths: &[(&str, &Path)]) -> Vec<String> {
+    template
+        .split_whitespace()
+        .map(|w| match paths.iter().find(|(name, _)| *name == w) {
+            Some((_, p)) => s(p).to_string(),
+            None => w.to_string(),
+        })
+        .collect()
+}
+
+/// Every command that reads and schedules (or converts) a log, over `LOG`, `MACHINES` (a
+/// 4-processor machine) and `OUT`.
+const LOG_COMMANDS: &[&str] = &[
+    "trace convert LOG --out OUT",
+    "slots --trace LOG --at 10 --out OUT",
+    "price --trace LOG --at 10 --procs 1 --duration 60 --out OUT",
+    "grid --policy fcfs --machines MACHINES --trace LOG --reference-speed 1 --out OUT",
+    "provision --workflow synthetic --tasks 20 --procs-mean 1 --trace LOG --at 10 --out OUT",
+    "replay --policy fcfs --trace LOG --out OUT",
+    "coalloc --trace LOG --out OUT",
+];
+
 #[test]
 fn every_command_that_reads_a_log_reports_skipped_sorted_and_renumbered_records() {
     let dir = tempfile::tempdir().unwrap();
     let log = write(dir.path(), "site.swf", SITE);
     let out = dir.path().join("out.csv");
     let machines = write(dir.path(), "m.csv", "id,cpus,speed\nA,4,1\n");
-    let runs: Vec<Vec<&str>> = vec![
-        vec!["slots", "--trace", s(&log), "--at", "10", "--out", s(&out)],
-        vec![
-            "price",
-            "--trace",
-            s(&log),
-            "--at",
-            "10",
-            "--procs",
-            "1",
-            "--duration",
-            "60",
-            "--out",
-            s(&out),
-        ],
-        vec![
-            "grid",
-            "--policy",
-            "fcfs",
-            "--machines",
-            s(&machines),
-            "--trace",
-            s(&log),
-            "--reference-speed",
-            "1",
-            "--out",
-            s(&out),
-        ],
-        vec![
-            "provision",
-            "--workflow",
-            "synthetic",
-            "--tasks",
-            "20",
-            "--procs-mean",
-            "1",
-            "--trace",
-            s(&log),
-            "--at",
-            "10",
-            "--out",
-            s(&out),
-        ],
-        vec![
-            "replay",
-            "--policy",
-            "fcfs",
-            "--trace",
-            s(&log),
-            "--out",
-            s(&out),
-        ],
-        vec!["coalloc", "--trace", s(&log), "--out", s(&out)],
-    ];
-    for args in runs {
-        let o = gridsched(&args);
+    let paths = [("LOG", &*log), ("OUT", &*out), ("MACHINES", &*machines)];
+    for template in LOG_COMMANDS {
+        let o = gridsched(&line(template, &paths));
         says_what_reading_changed(&log, &o);
     }
 }
@@ -795,4 +804,130 @@ fn an_interrupt_during_the_final_write_leaves_no_temporary_file() {
     assert!(!status.success());
     assert_eq!(temporary(), 0, "a .gridsched-* file was left behind");
     assert!(!out.join("jobs.csv").exists());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Item 6: one door for inputs. Checks that some commands made and others lacked, now made by
+// the door every command reads through.
+
+/// A log every record of which is skipped (run time 0).
+const EMPTY: &str = "; MaxProcs: 4\n1 0 0 0 1 -1 -1 1 60 -1 1 1 1 -1 1 -1 -1 -1\n";
+
+/// `--limit 0` keeps no job: refused by every command that takes it (it was refused by
+/// `replay`, `coalloc` and `grid` only; `slots`, `price` and `provision` said `no jobs`,
+/// `trace info` and `trace convert` ran on nothing).
+#[test]
+fn limit_zero_is_refused_by_every_command_that_reads_a_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = write(dir.path(), "site.swf", SITE);
+    let out = dir.path().join("out.csv");
+    let machines = write(dir.path(), "m.csv", "id,cpus,speed\nA,4,1\n");
+    let paths = [("LOG", &*log), ("OUT", &*out), ("MACHINES", &*machines)];
+    let more = [
+        "trace info LOG",
+        "provision --workflow synthetic --tasks 5 --procs-mean 1 --sites LOG --at 10 --out OUT",
+    ];
+    for template in LOG_COMMANDS.iter().chain(&more) {
+        let mut args = line(template, &paths);
+        args.extend(["--limit".into(), "0".into()]);
+        let o = gridsched(&args);
+        refused(&o, "--limit must be positive", &out);
+        assert!(text(&o.stdout).is_empty(), "{args:?}: {}", text(&o.stdout));
+    }
+}
+
+/// [`refused`], before any work: the log (`SITE`) was not read, or the command would have
+/// said what reading it changed.
+fn refused_before_reading_the_log(o: &Output, want: &str, out: &Path) {
+    refused(o, want, out);
+    let err = text(&o.stderr);
+    assert!(!err.contains("records skipped"), "{err}");
+}
+
+/// A directory given as any input file is refused before any work, with one message, by
+/// every command (the readers found it on their first read, with messages that differed by
+/// format: `PATH:1: malformed CSV: Is a directory` for requests, after the sites were read
+/// and replayed for a workflow).
+#[test]
+fn a_directory_is_refused_as_every_kind_of_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("folder.swf");
+    std::fs::create_dir(&folder).unwrap();
+    let log = write(dir.path(), "site.swf", SITE);
+    let out = dir.path().join("out.csv");
+    let machines = write(dir.path(), "m.csv", "id,cpus,speed\nA,4,1\n");
+    let requests = "id,arrival,ready,length,deadline\n1,0,0,1,5\n";
+    let requests = write(dir.path(), "r.csv", requests);
+    let paths = [
+        ("DIR", &*folder),
+        ("LOG", &*log),
+        ("OUT", &*out),
+        ("MACHINES", &*machines),
+        ("REQUESTS", &*requests),
+    ];
+    let mut templates: Vec<String> = LOG_COMMANDS
+        .iter()
+        .map(|t| t.replace("LOG", "DIR"))
+        .collect();
+    templates.extend(
+        [
+            "trace info DIR",
+            "provision --workflow synthetic --sites DIR --at 10 --out OUT",
+            "provision --workflow DIR --trace LOG --at 10 --out OUT",
+            "grid --policy fcfs --machines DIR --trace LOG --out OUT",
+            "grid --policy fcfs --machines MACHINES --jobs DIR --out OUT",
+            "map --heuristic min-min --etc DIR --schedule OUT",
+            "schedule reservation --strategy first-fit --servers 2 --requests DIR --out OUT",
+            "schedule hetero --algorithm ff-hu --rates 1 --requests DIR --out OUT",
+            "schedule hetero --algorithm ff-hu --rates-file DIR --requests REQUESTS --out OUT",
+        ]
+        .map(String::from),
+    );
+    for template in &templates {
+        let args = line(template, &paths);
+        let o = gridsched(&args);
+        let want = format!("{}: is a directory, not a file", s(&folder));
+        refused_before_reading_the_log(&o, &want, &out);
+    }
+}
+
+/// A missing `--workflow` file is refused before the sites are read and replayed (it was
+/// found only after them: minutes on a large log).
+#[test]
+fn provision_refuses_a_missing_workflow_before_reading_the_sites() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = write(dir.path(), "site.swf", SITE);
+    let missing = dir.path().join("nowhere.xml");
+    let out = dir.path().join("p.csv");
+    let paths = [("LOG", &*log), ("OUT", &*out), ("WORKFLOW", &*missing)];
+    let o = gridsched(&line(
+        "provision --workflow WORKFLOW --trace LOG --at 10 --out OUT",
+        &paths,
+    ));
+    refused_before_reading_the_log(&o, &format!("{}: No such file", s(&missing)), &out);
+}
+
+/// A log left without a job is refused by `coalloc` as by the other commands that schedule a
+/// log (it wrote a header-only CSV and a summary of zeros), and `replay` says what reading
+/// skipped before refusing it (it refused it without saying why).
+#[test]
+fn a_log_without_jobs_is_refused_saying_what_was_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = write(dir.path(), "empty.swf", EMPTY);
+    let out = dir.path().join("out.csv");
+    let paths = [("LOG", &*log), ("OUT", &*out)];
+    for template in [
+        "coalloc --trace LOG --out OUT",
+        "replay --policy fcfs --trace LOG --out OUT",
+        "slots --trace LOG --at 10 --out OUT",
+    ] {
+        let o = gridsched(&line(template, &paths));
+        refused(&o, &format!("{}: no jobs", s(&log)), &out);
+        let skipped = format!("{}: 1 of 1 records skipped (1 run time 0)", s(&log));
+        assert!(
+            text(&o.stderr).contains(&skipped),
+            "{template}: {}",
+            text(&o.stderr)
+        );
+    }
 }

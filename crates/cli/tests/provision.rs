@@ -1434,7 +1434,14 @@ fn an_empty_or_missing_workflow_is_refused() {
         "--out",
         s(&out),
     ]);
-    must_fail(&o, dir.path(), &before, &out, &[s(&missing), "cannot read"]);
+    // Refused before the sites are read (`input::file`), as every missing input is.
+    must_fail(
+        &o,
+        dir.path(),
+        &before,
+        &out,
+        &[s(&missing), "No such file"],
+    );
 }
 
 #[test]

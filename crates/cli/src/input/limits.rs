@@ -1,12 +1,10 @@
-//! Numbers from options and log headers checked against the limits the libraries state, with
-//! messages that name the option (or the file and line) and the limit, before any of them
-//! reaches a model that would panic, allocate without bound or overflow on it.
-
-use std::path::Path;
+//! Numbers from options checked against the limits the libraries state, with messages that
+//! name the option and the limit, before any of them reaches a model that would panic,
+//! allocate without bound or overflow on it. (A log header's MaxProcs is checked against the
+//! same limits where the header is read, [`super::logs::LogFile::header_size`].)
 
 use anyhow::{Result, bail};
 use gridsched_batch::MAX_CAPACITY;
-use gridsched_workload::swf::SwfLog;
 
 /// What a machine of the batch simulator can have, for messages.
 pub fn machine_limit() -> String {
@@ -30,41 +28,13 @@ pub fn count(what: &str, value: u32, max: u32, limit: &str) -> Result<u32> {
     Ok(value)
 }
 
-/// The header's MaxProcs of `log` (read from `path`) as a count of at most `max` (`limit` says
-/// why), or `None` when the header has none. A value of 0 or above `max` is an error at the
-/// header's line that tells the user to give `flag` instead.
-pub fn header_count(
-    log: &SwfLog,
-    path: &Path,
-    flag: &str,
-    max: u32,
-    limit: &str,
-) -> Result<Option<u32>> {
-    let Some(m) = log.header.max_procs else {
-        return Ok(None);
-    };
-    let at = log
-        .header
-        .max_procs_line
-        .map_or_else(String::new, |l| format!(":{l}"));
-    if m == 0 {
-        bail!(
-            "{}{at}: MaxProcs 0 is not a machine size; give {flag}",
-            path.display()
-        );
+/// `--limit N`, a prefix of N jobs of a log or jobs file: at least one job (a prefix of none
+/// is nothing to run).
+pub fn limit(value: Option<usize>) -> Result<()> {
+    if value == Some(0) {
+        bail!("--limit must be positive");
     }
-    if m > u64::from(max) {
-        bail!(
-            "{}{at}: MaxProcs {m} is too large: {limit}; give {flag}",
-            path.display()
-        );
-    }
-    Ok(Some(m as u32))
-}
-
-/// [`header_count`] for a batch-simulator machine ([`MAX_CAPACITY`]).
-pub fn header_procs(log: &SwfLog, path: &Path, flag: &str) -> Result<Option<u32>> {
-    header_count(log, path, flag, MAX_CAPACITY, &machine_limit())
+    Ok(())
 }
 
 /// A number for a message: as `Display` writes it, or in exponent form when that would be
