@@ -238,7 +238,8 @@ impl Model for CastilloCh3 {
             .stream(key)
             .map_err(ModelError::from_display)?
             .take(jobs as usize);
-        let started = std::time::Instant::now();
+        // CPU time of this thread (a replication runs on one), not wall-clock time.
+        let started = cpu_time::ThreadTime::now();
         let mut scheduler = ReservationScheduler::new(config).map_err(ModelError::from_display)?;
         let mut recorder =
             RunRecorder::new(config.servers, SizeBins::from_pareto(&workload.sizes, bins));

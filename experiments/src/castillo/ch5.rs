@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
+use cpu_time::ThreadTime;
 
 use gridsched_reservation::coalloc::{
     ArSelect, CoallocConfig, CoallocPick, CoallocRequest, CoallocScheduler, HoldMode, LengthField,
@@ -418,7 +418,8 @@ fn run_online(c: &Ch5Config, log: &SwfLog, key: &StreamKey) -> Result<RunData, M
                 ))
             })?;
     }
-    let started = Instant::now();
+    // CPU time of this thread (a replication runs on one), not wall-clock time.
+    let started = ThreadTime::now();
     let scheduler = CoallocScheduler::new(cfg).map_err(ModelError::from_display)?;
     let run = scheduler
         .run(&requests, c.audit)
