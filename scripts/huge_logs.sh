@@ -7,8 +7,8 @@
 #
 #   scripts/huge_logs.sh [BIN] [SIZES...]    # default: target/release/gridsched 300000 1000000 3000000
 #
-# Environment: WORK (scratch directory, default /tmp/gridsched-huge), KEEP=1 keeps the logs and
-# outputs there. The logs take about 70 bytes per job (210 MB at 3 M jobs).
+# Environment: WORK (a scratch directory to use, default a new one under /tmp), KEEP=1 keeps the
+# logs and outputs there. The logs take about 70 bytes per job (210 MB at 3 M jobs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:-target/release/gridsched}"
@@ -17,9 +17,16 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(300000 1000000 3000000)
 [ -x "$bin" ] || { echo "no binary $bin (cargo build --release -p gridsched)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "needs GNU time (/usr/bin/time; Debian's package time)" >&2; exit 1; }
-work="${WORK:-/tmp/gridsched-huge}"
-mkdir -p "$work"
-[ "${KEEP:-}" = 1 ] || trap 'rm -rf "$work"' EXIT
+if [ -n "${WORK:-}" ]; then
+    work="$WORK"
+    mkdir -p "$work"
+    # Only what this script wrote is removed from a directory it was given.
+    clean() { rm -f "$work"/synthetic-*.swf "$work"/{replay,coalloc,convert}.csv "$work"/{time,stdout,stderr}.txt; }
+else
+    work="$(mktemp -d /tmp/gridsched-huge.XXXXXX)"
+    clean() { rm -rf "$work"; }
+fi
+[ "${KEEP:-}" = 1 ] || trap clean EXIT
 
 # Runs a command under GNU time; prints "peak_kib cpu_seconds".
 measure() {
