@@ -194,7 +194,7 @@ pub fn write_batsim_csv<W: Write>(
 }
 
 /// [`write_batsim_csv`] with the rows formatted on two threads when two cores are available
-/// and there are enough rows for it to pay: the rows go in blocks of [`BLOCK_ROWS`], a helper
+/// and there are enough rows for it to pay: the rows go in blocks of 16,384, a helper
 /// thread formats every second block while this one formats and writes the others and writes
 /// the helper's in turn. The bytes are `write_batsim_csv`'s (tested).
 pub fn write_batsim_csv_parallel<W: Write>(

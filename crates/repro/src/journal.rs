@@ -154,16 +154,21 @@ impl Journal {
                 contents.lines.len()
             );
         }
-        if contents.unreadable > 0 || contents.torn_tail > 0 {
+        let mut damage = Vec::new();
+        if contents.torn_tail > 0 {
+            damage.push(format!(
+                "a torn last line of {} bytes cut off",
+                contents.torn_tail
+            ));
+        }
+        if contents.unreadable > 0 {
+            damage.push(format!("{} unreadable lines skipped", contents.unreadable));
+        }
+        if !damage.is_empty() {
             eprintln!(
-                "{}: {} unreadable lines skipped{}; their runs are computed again",
+                "{}: {}; their runs are computed again",
                 path.display(),
-                contents.unreadable,
-                if contents.torn_tail > 0 {
-                    format!(", a torn last line of {} bytes cut off", contents.torn_tail)
-                } else {
-                    String::new()
-                }
+                damage.join(", ")
             );
         }
         Ok(Journal {

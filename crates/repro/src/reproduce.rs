@@ -313,10 +313,11 @@ fn write_shard(
     let json = serde_json::to_string_pretty(&provenance(exp, run, revision, threads))
         .map_err(|e| HarnessError::Data(e.to_string()))?;
     let json = format!("{json}\n");
-    // A shard's files are renamed into place together, once all are written, the provenance
-    // (which `merge` reads for the shard's size and seed) last: a merge never finds a shard's
-    // runs without the provenance of the run that wrote them, save for the instants between
-    // the renames.
+    // A shard's files are renamed into place together once all are written (the provenance,
+    // which `merge` reads for the shard's size and seed, last), while this run still holds
+    // its journal, which `merge` waits for: a merge does not read them half replaced. (A copy
+    // that resumed from a finished run's deleted journal, which `merge` cannot see, writes
+    // the same runs again; only the provenance's timings differ.)
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(dir, e))?;
     }

@@ -138,7 +138,7 @@ impl JournalLine {
 
 /// Runs (one shard of) a sweep of `model`. With `opts.journal_dir`, the run resumes from and
 /// appends to its journal, locked for the duration of this call (see [`crate::journal`]); the
-/// journal is kept for the caller to delete (or a later run to resume). [`crate::reproduce`]
+/// journal is kept for the caller to delete (or a later run to resume). [`crate::reproduce()`]
 /// instead holds the journal until the run's outputs are written ([`run_sweep_with`]).
 pub fn run_sweep(
     sweep: &SweepSpec,
