@@ -69,17 +69,19 @@ pub struct JournalContents {
     pub orphaned: bool,
 }
 
-impl Journal {
-    /// Opens (creating it and its directory) and locks the journal at `path`, waiting for
-    /// another process that holds it, then reads its lines with `parses` deciding which are
-    /// whole ([`Journal::found`]), and cuts off a torn last line. `what` names the run in the
-    /// waiting message.
-    pub fn open(
-        path: &Path,
-        what: &str,
-        parses: impl Fn(&str) -> bool,
-    ) -> Result<Journal, HarnessError> {
-        let io = |e| HarnessError::io(path, e);
+/// A journal opened (created if missing) but not yet locked: what a process that runs several
+/// sweeps opens first, all of them, before it locks them one by one ([`UnlockedJournal::lock`]).
+/// A journal that another copy finishes and deletes meanwhile is then still open here, with
+/// every run in it.
+#[derive(Debug)]
+pub struct UnlockedJournal {
+    path: PathBuf,
+    file: File,
+}
+
+impl UnlockedJournal {
+    /// Opens the journal at `path`, creating it and its directory.
+    pub fn open(path: &Path) -> Result<UnlockedJournal, HarnessError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(dir, e))?;
         }
@@ -88,7 +90,25 @@ impl Journal {
             .append(true)
             .create(true)
             .open(path)
-            .map_err(io)?;
+            .map_err(|e| HarnessError::io(path, e))?;
+        Ok(UnlockedJournal {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    /// Where the journal is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Locks the journal, waiting for another process that holds it, then reads its lines
+    /// with `parses` deciding which are whole ([`Journal::found`]), and cuts off a torn last
+    /// line. `what` names the run in the waiting message.
+    pub fn lock(self, what: &str, parses: impl Fn(&str) -> bool) -> Result<Journal, HarnessError> {
+        let UnlockedJournal { path, file } = self;
+        let path = path.as_path();
+        let io = |e| HarnessError::io(path, e);
         let mut contents = JournalContents::default();
         // Fully qualified: `File::lock` and `File::try_lock` are std's own from Rust 1.89,
         // above the workspace's rust-version.
@@ -147,9 +167,9 @@ impl Journal {
                 }
             }
         }
-        if contents.orphaned && contents.waited {
+        if contents.orphaned && !contents.lines.is_empty() {
             eprintln!(
-                "{}: the process waited for has finished; {} runs are taken from its journal",
+                "{}: another process finished this run meanwhile; {} runs are taken from its journal",
                 path.display(),
                 contents.lines.len()
             );
@@ -177,6 +197,18 @@ impl Journal {
             locked,
             found: contents,
         })
+    }
+}
+
+impl Journal {
+    /// Opens and locks the journal at `path` ([`UnlockedJournal::open`], then
+    /// [`UnlockedJournal::lock`]).
+    pub fn open(
+        path: &Path,
+        what: &str,
+        parses: impl Fn(&str) -> bool,
+    ) -> Result<Journal, HarnessError> {
+        UnlockedJournal::open(path)?.lock(what, parses)
     }
 
     /// Where the journal is.

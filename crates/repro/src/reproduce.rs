@@ -166,36 +166,29 @@ pub fn reproduce(
     // Each sweep's journal is locked from before its run until its outputs are written, so a
     // second process running the same sweep (a requeued Slurm task, a resubmitted shard)
     // waits and then resumes instead of writing beside this one (`journal.rs`). All of them
-    // are locked here, in the order of their paths, before any runs: at quick scale the
-    // sweeps share one pool, where a worker waiting in one sweep can take up another sweep's
-    // work, so a process could hold one journal while it waits for a second; two processes
-    // that both take their journals in one global order can never wait for each other.
+    // are opened first: a journal that another process finishes and deletes while this one
+    // waits for an earlier one stays open here, with every run in it, and nothing is
+    // recomputed. They are then locked in the order of their paths, before any runs: at quick
+    // scale the sweeps share one pool, where a worker waiting in one sweep can take up another
+    // sweep's work, so a process could hold one journal while it waits for a second; two
+    // processes that both take their journals in one global order can never wait for each
+    // other.
     let mut journals: Vec<Option<Journal>> = Vec::with_capacity(groups.len());
+    journals.resize_with(groups.len(), || None);
     if let Some(p) = project {
-        let mut order: Vec<(PathBuf, usize)> = Vec::with_capacity(groups.len());
+        let mut opened = Vec::with_capacity(groups.len());
         for (i, group) in groups.iter().enumerate() {
             let exp = group[0].1;
-            let size = runner::run_size(&exp.sweep, opts)?;
-            order.push((
-                runner::journal_path(
-                    &p.journal_dir(exp),
-                    &exp.sweep,
-                    opts.scale(),
-                    size,
-                    opts.shard,
-                    &opts.overrides,
-                ),
+            opened.push((
+                runner::prepare_journal(&p.journal_dir(exp), &exp.sweep, opts)?,
                 i,
             ));
         }
-        order.sort();
-        journals.resize_with(groups.len(), || None);
-        for (_, i) in order {
+        opened.sort_by(|a, b| a.0.path().cmp(b.0.path()));
+        for (journal, i) in opened {
             let exp = groups[i][0].1;
-            journals[i] = Some(runner::open_journal(&p.journal_dir(exp), &exp.sweep, opts)?);
+            journals[i] = Some(runner::lock_journal(journal, &exp.sweep, opts)?);
         }
-    } else {
-        journals.resize_with(groups.len(), || None);
     }
     let run_group = |(group, journal): (&Vec<(usize, &Experiment)>, &Option<Journal>),
                      opts: &RunOptions| {

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::HarnessError;
-use crate::journal::Journal;
+use crate::journal::{Journal, UnlockedJournal};
 use crate::model::{Model, ParamSet};
 use crate::spec::{Evaluation, Scale, ScaleSpec, SweepSpec};
 use crate::table::RunValue;
@@ -181,8 +181,33 @@ pub fn open_journal(
     sweep: &SweepSpec,
     opts: &RunOptions,
 ) -> Result<Journal, HarnessError> {
+    lock_journal(prepare_journal(dir, sweep, opts)?, sweep, opts)
+}
+
+/// Opens (without locking) the journal of a run of `sweep` with `opts` in `dir`.
+pub fn prepare_journal(
+    dir: &Path,
+    sweep: &SweepSpec,
+    opts: &RunOptions,
+) -> Result<UnlockedJournal, HarnessError> {
     let size = run_size(sweep, opts)?;
-    let path = journal_path(dir, sweep, opts.scale(), size, opts.shard, &opts.overrides);
+    UnlockedJournal::open(&journal_path(
+        dir,
+        sweep,
+        opts.scale(),
+        size,
+        opts.shard,
+        &opts.overrides,
+    ))
+}
+
+/// Locks a journal [`prepare_journal`] opened for `sweep` and `opts` (waiting, with a message,
+/// for a process that holds it) and reads its whole lines.
+pub fn lock_journal(
+    journal: UnlockedJournal,
+    sweep: &SweepSpec,
+    opts: &RunOptions,
+) -> Result<Journal, HarnessError> {
     let what = format!(
         "sweep `{}` at {} scale{}",
         sweep.name,
@@ -190,7 +215,7 @@ pub fn open_journal(
         opts.shard
             .map_or(String::new(), |(k, n)| format!(", shard {k}/{n}"))
     );
-    Journal::open(&path, &what, |line| {
+    journal.lock(&what, |line| {
         serde_json::from_str::<JournalLine>(line).is_ok()
     })
 }
