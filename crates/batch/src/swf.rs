@@ -2,7 +2,9 @@
 //! (which decides which records are usable and counts the rest).
 
 use gridsched_workload::InputError;
-use gridsched_workload::swf::{SwfJob, SwfLoadOptions, SwfLog, SwfReader, load_each, load_from};
+use gridsched_workload::swf::{
+    SwfJob, SwfLoadOptions, SwfLog, SwfReader, load_each, load_from, stream_each,
+};
 
 use crate::{Config, Job, Platform, Simulator};
 
@@ -82,6 +84,10 @@ pub struct Streamed {
     pub jobs: usize,
 }
 
+/// Opens a log again from its start, for [`read_while_simulating`].
+pub type Reopen<'a> =
+    dyn Fn() -> Result<SwfReader<Box<dyn std::io::BufRead + Send>>, InputError> + Sync + 'a;
+
 /// Jobs sent from the reading thread to the simulator at a time.
 const BATCH: usize = 4096;
 
@@ -97,12 +103,18 @@ const BATCH: usize = 4096;
 /// the simulator refuses — and the caller then simulates the whole log as before (from the
 /// same `SwfLog`, so with the same warnings and errors). A read error is the error of the
 /// whole load, whatever the simulator did.
+///
+/// With `reopen` (the log is a file, which can be read again), the reading thread holds no
+/// job: the simulator holds them, and a log that turns out not to be a plain stream is read
+/// again, whole, by `reopen` ([`stream_each`]). Without it (a pipe), the reading thread keeps
+/// every job for that case, so the log is held twice until the end.
 pub fn read_while_simulating(
     reader: SwfReader<Box<dyn std::io::BufRead + Send>>,
     options: SwfLoadOptions,
     procs: u32,
     platform: &Platform,
     config: Config,
+    reopen: Option<&Reopen<'_>>,
 ) -> Result<(SwfLog, Option<Streamed>), InputError> {
     if std::thread::available_parallelism().is_ok_and(|n| n.get() < 2) {
         return Ok((load_from(reader, options)?, None));
@@ -120,7 +132,7 @@ pub fn read_while_simulating(
         let reading = scope.spawn(move || {
             let mut counts = TraceJobs::default();
             let mut batch = Vec::with_capacity(BATCH);
-            let log = load_each(reader, options, |j| {
+            let each = |j: &SwfJob| {
                 if let Some(job) = counts.admit(j, procs) {
                     batch.push(job);
                     if batch.len() == BATCH {
@@ -129,7 +141,11 @@ pub fn read_while_simulating(
                         let _ = tx.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
                     }
                 }
-            });
+            };
+            let log = match reopen {
+                Some(_) => stream_each(reader, options, each),
+                None => load_each(reader, options, each).map(Some),
+            };
             if !batch.is_empty() {
                 let _ = tx.send(batch);
             }
@@ -171,11 +187,20 @@ pub fn read_while_simulating(
             Ok(r) => r?,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        let in_order = log.report.out_of_order == 0 && log.report.duplicate_ids == 0;
-        let streamed = match sim {
-            Some(sim) if usable && in_order => Some(Streamed { sim, counts, jobs }),
-            _ => None,
-        };
-        Ok((log, streamed))
+        let plain = |log: &SwfLog| log.report.out_of_order == 0 && log.report.duplicate_ids == 0;
+        match (log, reopen) {
+            (Some(log), _) if usable && plain(&log) => {
+                Ok((log, sim.map(|sim| Streamed { sim, counts, jobs })))
+            }
+            // Not a plain stream, or a job the simulator refused: the caller's whole-log path
+            // takes the log sorted and renumbered, as it was held...
+            (Some(log), None) => Ok((log, None)),
+            // ... or as it is read again, when the stream held none of it.
+            (_, Some(reopen)) => {
+                drop(sim);
+                Ok((load_from(reopen()?, options)?, None))
+            }
+            (None, None) => unreachable!("`load_each` returns the whole log"),
+        }
     })
 }

@@ -166,9 +166,16 @@ fn main() {
         });
         let streamed = t[4].time(|| {
             let reader = SwfReader::open(&trace).expect("open");
-            let (_, streamed) =
-                read_while_simulating(reader, SwfLoadOptions::default(), procs, &platform, config)
-                    .expect("log");
+            let reopen = || SwfReader::open(&trace);
+            let (_, streamed) = read_while_simulating(
+                reader,
+                SwfLoadOptions::default(),
+                procs,
+                &platform,
+                config,
+                Some(&reopen),
+            )
+            .expect("log");
             let mut sim = streamed.expect("a log in order").sim;
             sim.run();
             sim.outcomes().collect::<Vec<_>>()

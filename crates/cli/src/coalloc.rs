@@ -3,18 +3,18 @@
 //! retried `Δt` later up to `maxRet` times and then held until `q_r + H`. Writes one CSV row per
 //! job and prints a summary.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use gridsched_reservation::coalloc::{
-    ArSelect, CoallocConfig, CoallocError, CoallocPick, CoallocScheduler, HoldMode, LengthField,
-    MAX_QUANTA, MAX_RANGE_TREE_SERVERS, MAX_SERVERS, audit, make_advance_reservations,
-    requests_from_swf,
+    ArSelect, CoallocConfig, CoallocError, CoallocPick, CoallocRequest, CoallocScheduler, HoldMode,
+    LengthField, MAX_QUANTA, MAX_RANGE_TREE_SERVERS, MAX_SERVERS, RequestSetReport, audit,
+    make_advance_reservations, request_from_swf, requests_from_swf,
 };
 use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
+use gridsched_workload::swf::{SwfLog, stream_each};
 
 use crate::input::logs::LogFile;
 
@@ -147,6 +147,34 @@ pub fn parse_duration(text: &str) -> Result<i64, String> {
     Ok(secs as i64)
 }
 
+/// The log's requests and each one's line in the log (for errors), and the log itself without
+/// its jobs (its header and report, said on standard error as every command says them). A
+/// log in a file is read as a stream and only the requests are held, unless it needs sorting
+/// or renumbering (then, and from a pipe, the jobs are loaded whole first and dropped once
+/// mapped): 64 bytes a job rather than the log's 120 on top.
+fn read_requests(
+    trace: &LogFile,
+    field: LengthField,
+) -> Result<(SwfLog, Vec<CoallocRequest>, RequestSetReport, Vec<u64>)> {
+    if std::fs::metadata(trace.path()).is_ok_and(|m| m.is_file()) {
+        let (mut requests, mut lines) = (Vec::new(), Vec::new());
+        let mut mapping = RequestSetReport::default();
+        let streamed = stream_each(trace.open()?, trace.options(), |j| {
+            requests.push(request_from_swf(j, field, &mut mapping));
+            lines.push(j.line);
+        })?;
+        if let Some(log) = streamed {
+            trace.report(&log);
+            return Ok((log, requests, mapping, lines));
+        }
+    }
+    let mut log = trace.load()?;
+    let (requests, mapping) = requests_from_swf(&log.jobs, field);
+    let lines = log.jobs.iter().map(|j| j.line).collect();
+    log.jobs = Vec::new();
+    Ok((log, requests, mapping, lines))
+}
+
 fn hours(s: f64) -> f64 {
     s / 3600.0
 }
@@ -181,7 +209,11 @@ pub fn run(args: CoallocArgs) -> Result<()> {
     let trace = LogFile::resolve(&args.trace, args.data_dir.as_deref(), args.limit)?;
     let path = trace.path();
     crate::out::check(&[("--trace", Some(path))], &[("--out", Some(&args.out))])?;
-    let log = trace.load()?;
+    let field = match args.length {
+        LengthArg::Run => LengthField::Run,
+        LengthArg::Requested => LengthField::Requested,
+    };
+    let (log, mut requests, mapping, lines) = read_requests(&trace, field)?;
     let servers = match args.servers {
         Some(n) => n,
         None => match TABLE_5_1
@@ -192,12 +224,8 @@ pub fn run(args: CoallocArgs) -> Result<()> {
             None => trace.header_size(&log, "--servers", max_servers, &server_limit)?,
         },
     };
-    crate::input::require_jobs(path, log.jobs.len())?;
-    let field = match args.length {
-        LengthArg::Run => LengthField::Run,
-        LengthArg::Requested => LengthField::Requested,
-    };
-    let (mut requests, mapping) = requests_from_swf(&log.jobs, field);
+    crate::input::require_jobs(path, requests.len())?;
+    drop(log);
     let ar_jobs = if args.ar_fraction > 0.0 {
         let mut rng = StreamKey::new(args.seed, "gridsched coalloc")
             .stream("ar")
@@ -238,7 +266,7 @@ pub fn run(args: CoallocArgs) -> Result<()> {
         CoallocError::Request { index, id, message } => anyhow::anyhow!(
             "{}:{}: job {id}: {message}",
             path.display(),
-            log.jobs.get(index).map_or(0, |j| j.line)
+            lines.get(index).copied().unwrap_or(0)
         ),
         e => anyhow::anyhow!("{e}"),
     })?;
@@ -246,39 +274,48 @@ pub fn run(args: CoallocArgs) -> Result<()> {
         audit(&requests, &run).map_err(|e| anyhow::anyhow!("audit failed: {e}"))?;
     }
 
-    let mut rows: Vec<Option<usize>> = vec![None; requests.len()];
-    for (k, o) in run.outcomes.iter().enumerate() {
-        rows[o.index] = Some(k);
-    }
-    let mut csv = String::from(
-        "id,submit,requested_start,start,length,servers,retries,holds,wait,wait_from_submit\n",
-    );
-    for (r, row) in requests.iter().zip(&rows) {
-        match row.map(|k| &run.outcomes[k]) {
-            Some(o) => writeln!(
-                csv,
-                "{},{},{},{},{},{},{},{},{},{}",
-                o.id,
-                o.submit,
-                o.requested_start,
-                o.start,
-                o.length,
-                o.servers,
-                o.retries,
-                o.holds,
-                o.wait_req(),
-                o.wait_sub()
-            ),
-            // Wider than the machine: never scheduled.
-            None => writeln!(
-                csv,
-                "{},{},{},,{},{},,,,",
-                r.id, r.submit, r.start, r.length, r.servers
-            ),
+    // One row per request, in request order (the outcomes are in request order too); the
+    // rows stream into the output's temporary file rather than being built in memory first.
+    let csv = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+        w.write_all(
+            b"id,submit,requested_start,start,length,servers,retries,holds,wait,wait_from_submit\n",
+        )?;
+        let mut outcomes = run.outcomes.iter().peekable();
+        for (i, r) in requests.iter().enumerate() {
+            match outcomes.next_if(|o| o.index == i) {
+                Some(o) => writeln!(
+                    w,
+                    "{},{},{},{},{},{},{},{},{},{}",
+                    o.id,
+                    o.submit,
+                    o.requested_start,
+                    o.start,
+                    o.length,
+                    o.servers,
+                    o.retries,
+                    o.holds,
+                    o.wait_req(),
+                    o.wait_sub()
+                )?,
+                // Wider than the machine: never scheduled.
+                None => writeln!(
+                    w,
+                    "{},{},{},,{},{},,,,",
+                    r.id, r.submit, r.start, r.length, r.servers
+                )?,
+            }
         }
-        .expect("writing to a String");
-    }
-    crate::out::write(&args.out, csv.as_bytes())?;
+        if outcomes.next().is_some() {
+            return Err(std::io::Error::other(
+                "internal error: the outcomes are not in request order",
+            ));
+        }
+        Ok(())
+    };
+    crate::out::write_all_with(vec![(
+        args.out.as_path(),
+        crate::out::Content::Writer(Box::new(csv)),
+    )])?;
 
     let n = run.outcomes.len().max(1) as f64;
     let mean = |f: &dyn Fn(&gridsched_reservation::coalloc::JobOutcome) -> f64| {

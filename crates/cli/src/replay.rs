@@ -10,11 +10,12 @@ use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use gridsched_batch::{
     Compression, Config, Estimates, Platform, Policy, Simulator, Summary, audit,
-    swf::{Streamed, read_while_simulating, trace_jobs},
+    swf::{Reopen, Streamed, read_while_simulating, trace_jobs},
     write_batsim_csv_parallel,
 };
 
 use crate::input::logs::LogFile;
+use gridsched_workload::swf::SwfReader;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum PolicyArg {
@@ -147,10 +148,20 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
         })
         .and_then(|p| Some((p, Platform::cluster(p).ok()?)))
         .filter(|_| driver.is_none());
+    // A log in a file can be read a second time, so the streamed read need not keep its jobs
+    // (the simulator has them) in case the log turns out to need sorting: on a log of millions
+    // of jobs that copy was a third of the peak memory (docs/benchmarks.md, "Huge logs").
+    let reopen = || SwfReader::open(path);
+    let rereadable = std::fs::metadata(path).is_ok_and(|m| m.is_file());
     let (log, streamed) = match early {
-        Some((procs, platform)) => {
-            read_while_simulating(reader, trace.options(), procs, &platform, config)?
-        }
+        Some((procs, platform)) => read_while_simulating(
+            reader,
+            trace.options(),
+            procs,
+            &platform,
+            config,
+            rereadable.then_some(&reopen as &Reopen<'_>),
+        )?,
         None => (trace.finish(reader)?, None),
     };
     trace.report(&log);
@@ -180,12 +191,12 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
     // Streamed, most of the simulation overlapped the reading.
     let sim_s = t1.elapsed().as_secs_f64();
     let outcomes: Vec<_> = sim.outcomes().collect();
+    // Everything below reads the outcomes only; the simulator's per-job state is not held
+    // through the writing.
+    drop(sim);
     if outcomes.len() != n {
         bail!("internal error: {} of {n} jobs finished", outcomes.len());
     }
-    // The audit (a pure check of the schedule) runs on a second thread beside the summary and
-    // the CSV, which read the same outcomes; the CSV's writer waits for its verdict before it
-    // returns, so a failing audit still aborts the write and leaves no output file.
     let summary = std::thread::scope(|scope| -> Result<Summary> {
         // The audit (a pure check of the schedule) and the summary run on a second thread
         // beside the CSV, which reads the same outcomes (and formats half of its rows on one

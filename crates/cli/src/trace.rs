@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
+use gridsched_workload::InputError;
 use gridsched_workload::swf::{
-    Distribution, RequestConversion, SwfLog, TraceSummary, ecdf, write_jobs_csv, write_requests_csv,
+    ConversionReport, Distribution, JOB_CSV_HEADER, REQUEST_CSV_HEADER, RequestConversion, SwfLog,
+    SwfReader, TraceSummary, ecdf, stream_each, write_job_row, write_jobs_csv, write_request_row,
+    write_requests_csv,
 };
 
 use crate::input::logs::LogFile;
@@ -296,19 +299,8 @@ fn convert(args: &ConvertArgs) -> Result<()> {
     let input = args.input.log()?;
     let path = input.path();
     crate::out::check(&[("the log", Some(path))], &[("--out", Some(&args.out))])?;
-    let log = input.load()?;
-    let mut buf = Vec::new();
-    let done = match args.to {
-        Target::Jobs => {
-            write_jobs_csv(&mut buf, &log.jobs)?;
-            format!(
-                "{}: {} jobs written ({} records, {} skipped)",
-                path.display(),
-                log.jobs.len(),
-                log.report.records,
-                log.report.skipped()
-            )
-        }
+    let conv = match args.to {
+        Target::Jobs => None,
         Target::Requests => {
             if !(args.unit_seconds > 0.0 && args.unit_seconds.is_finite()) {
                 bail!("--unit-seconds must be positive");
@@ -322,25 +314,140 @@ fn convert(args: &ConvertArgs) -> Result<()> {
             if !(args.l_min > 0.0 && args.l_min.is_finite()) {
                 bail!("--l-min must be positive");
             }
-            let conv = RequestConversion {
+            Some(RequestConversion {
                 unit_seconds: args.unit_seconds,
                 slack: args.slack,
                 horizon: args.horizon,
                 l_min: args.l_min,
+            })
+        }
+    };
+    // A log in a file is converted as it is read, holding no job, when it needs neither
+    // sorting nor renumbering (every archive log: `stream_each`); otherwise, and from a pipe,
+    // which cannot be read twice, the jobs are loaded whole first (the load sorts them and
+    // renumbers repeats). Either way the rows stream into the output's temporary file.
+    let streamed = if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        convert_streaming(args, &input, conv.as_ref())?
+    } else {
+        None
+    };
+    let (log, report, written) = match streamed {
+        Some((log, report)) => (log, report, Ok(())),
+        None => {
+            let log = input.read()?;
+            let report = std::cell::Cell::new(None);
+            let rows = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+                let mut w = w;
+                match &conv {
+                    None => write_jobs_csv(&mut w, &log.jobs),
+                    Some(conv) => {
+                        report.set(Some(write_requests_csv(&mut w, &log.jobs, conv)?));
+                        Ok(())
+                    }
+                }
             };
-            let rep = write_requests_csv(&mut buf, &log.jobs, &conv)?;
-            format!(
+            let written = crate::out::write_all_with(vec![(
+                args.out.as_path(),
+                crate::out::Content::Writer(Box::new(rows)),
+            )]);
+            let report = report.get();
+            (log, report, written)
+        }
+    };
+    // What reading changed (skipped records, re-sorting, renumbering) is said in any case;
+    // what was written only once it is.
+    input.report(&log);
+    if written.is_ok() {
+        match report {
+            None => note!(
+                "{}: {} jobs written ({} records, {} skipped)",
+                path.display(),
+                log.report.kept,
+                log.report.records,
+                log.report.skipped()
+            ),
+            Some(rep) => note!(
                 "{}: {} requests written; {} lengthened to l_min; {} skipped (longer than the horizon); {} records skipped by the reader",
                 path.display(),
                 rep.written,
                 rep.lengthened_to_l_min,
                 rep.skipped_longer_than_horizon,
                 log.report.skipped()
-            )
+            ),
+        }
+    }
+    written
+}
+
+/// `trace convert` of a log file read as a stream, holding no job: the log (its header and
+/// report, no jobs) and, for requests, what the conversion did. `None` when the log needs the
+/// whole-log load (jobs out of submit-time order or job numbers not rising in file order):
+/// nothing is then written, and the caller converts the loaded log.
+fn convert_streaming(
+    args: &ConvertArgs,
+    input: &LogFile,
+    conv: Option<&RequestConversion>,
+) -> Result<Option<(SwfLog, Option<ConversionReport>)>> {
+    use std::cell::RefCell;
+    // What the writer found, besides its output: the log, or why it stopped.
+    enum Found {
+        Log(Box<SwfLog>, Option<ConversionReport>),
+        NotAStream,
+        Unreadable(InputError),
+    }
+    let found = RefCell::new(None);
+    let rows = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+        let mut w = w;
+        let stop = |why: Found| {
+            *found.borrow_mut() = Some(why);
+            // Not the command's error (which is `found`'s): it only keeps the partial output
+            // from being put in place.
+            Err(std::io::Error::other("conversion stopped"))
+        };
+        let reader = match SwfReader::open(input.path()) {
+            Ok(r) => r,
+            Err(e) => return stop(Found::Unreadable(e)),
+        };
+        let header = if conv.is_some() {
+            REQUEST_CSV_HEADER
+        } else {
+            JOB_CSV_HEADER
+        };
+        writeln!(w, "{header}")?;
+        let mut report = ConversionReport::default();
+        let mut write_error = None;
+        let log = stream_each(reader, input.options(), |j| {
+            if write_error.is_some() {
+                return;
+            }
+            let row = match conv {
+                None => write_job_row(&mut w, j),
+                Some(conv) => write_request_row(&mut w, j, conv, &mut report),
+            };
+            write_error = row.err();
+        });
+        // The output's error, which names the output.
+        if let Some(e) = write_error {
+            return Err(e);
+        }
+        match log {
+            Ok(Some(log)) => {
+                *found.borrow_mut() = Some(Found::Log(Box::new(log), conv.map(|_| report)));
+                Ok(())
+            }
+            Ok(None) => stop(Found::NotAStream),
+            Err(e) => stop(Found::Unreadable(e)),
         }
     };
-    // What was written is said only once it is (what reading changed was said by `load`).
-    crate::out::write(&args.out, &buf)?;
-    note!("{done}");
-    Ok(())
+    let written = crate::out::write_all_with(vec![(
+        args.out.as_path(),
+        crate::out::Content::Writer(Box::new(rows)),
+    )]);
+    match (found.into_inner(), written) {
+        (Some(Found::Log(log, report)), Ok(())) => Ok(Some((*log, report))),
+        (Some(Found::NotAStream), _) => Ok(None),
+        (Some(Found::Unreadable(e)), _) => Err(e.into()),
+        (_, Err(e)) => Err(e),
+        (None, Ok(())) => unreachable!("the writer records what it found"),
+    }
 }

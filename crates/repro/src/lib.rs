@@ -8,6 +8,7 @@
 
 pub mod bench;
 pub mod claims;
+pub mod journal;
 pub mod ledger;
 pub mod model;
 pub mod output;

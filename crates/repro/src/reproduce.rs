@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::HarnessError;
 use crate::claims::ClaimOutcome;
+use crate::journal::Journal;
 use crate::output::{self, MetricKind, Provenance};
 use gridsched_sim::StreamKey;
 
@@ -162,11 +163,37 @@ pub fn reproduce(
             None => groups.push(vec![(i, exp)]),
         }
     }
-    let run_group = |group: &Vec<(usize, &Experiment)>, opts: &RunOptions| {
+    // Each sweep's journal is locked from before its run until its outputs are written, so a
+    // second process running the same sweep (a requeued Slurm task, a resubmitted shard)
+    // waits and then resumes instead of writing beside this one (`journal.rs`). All of them
+    // are opened first: a journal that another process finishes and deletes while this one
+    // waits for an earlier one stays open here, with every run in it, and nothing is
+    // recomputed. They are then locked in the order of their paths, before any runs: at quick
+    // scale the sweeps share one pool, where a worker waiting in one sweep can take up another
+    // sweep's work, so a process could hold one journal while it waits for a second; two
+    // processes that both take their journals in one global order can never wait for each
+    // other.
+    let mut journals: Vec<Option<Journal>> = Vec::with_capacity(groups.len());
+    journals.resize_with(groups.len(), || None);
+    if let Some(p) = project {
+        let mut opened = Vec::with_capacity(groups.len());
+        for (i, group) in groups.iter().enumerate() {
+            let exp = group[0].1;
+            opened.push((
+                runner::prepare_journal(&p.journal_dir(exp), &exp.sweep, opts)?,
+                i,
+            ));
+        }
+        opened.sort_by(|a, b| a.0.path().cmp(b.0.path()));
+        for (journal, i) in opened {
+            let exp = groups[i][0].1;
+            journals[i] = Some(runner::lock_journal(journal, &exp.sweep, opts)?);
+        }
+    }
+    let run_group = |(group, journal): (&Vec<(usize, &Experiment)>, &Option<Journal>),
+                     opts: &RunOptions| {
         let exp = group[0].1;
-        let mut run_opts = opts.clone();
-        run_opts.journal_dir = project.map(|p| p.journal_dir(exp));
-        let run = runner::run_sweep(&exp.sweep, &*exp.model, &run_opts)?;
+        let run = runner::run_sweep_with(&exp.sweep, &*exp.model, opts, journal.as_ref())?;
         // Sweeps run one after another at paper scale: what this one's runs shared is not
         // needed again (at quick scale other sweeps may still be using it, and it is small).
         if opts.scale() != Scale::Quick {
@@ -183,8 +210,8 @@ pub fn reproduce(
                 },
             ));
         }
-        if let Some(dir) = run_opts.journal_dir.as_deref() {
-            runner::discard_journal(dir, &run, &opts.overrides);
+        if let Some(journal) = journal {
+            journal.discard();
         }
         Ok::<_, HarnessError>(finished)
     };
@@ -202,7 +229,11 @@ pub fn reproduce(
             ..opts.clone()
         };
         let run_all = || -> Result<Vec<_>, HarnessError> {
-            groups.par_iter().map(|g| run_group(g, &inner)).collect()
+            groups
+                .par_iter()
+                .zip(&journals)
+                .map(|g| run_group(g, &inner))
+                .collect()
         };
         // Provenance still records the user's thread count: inside the pool, `finish` reads it
         // back as the pool's size.
@@ -213,6 +244,7 @@ pub fn reproduce(
     } else {
         groups
             .iter()
+            .zip(&journals)
             .map(|g| run_group(g, opts))
             .collect::<Result<_, _>>()?
     };
@@ -258,20 +290,36 @@ fn write_shard(
     threads: Option<usize>,
 ) -> Result<ExperimentResult, HarnessError> {
     let path = project.shard_csv(exp, run.scale, shard);
-    output::write_project_file(
-        &path,
-        &output::runs_csv(exp, run.scale, &run.values, MetricKind::Deterministic)?,
-    )?;
-    if has_timing(exp) {
-        output::write_project_file(
-            &path.with_extension("timing.csv"),
-            &output::runs_csv(exp, run.scale, &run.values, MetricKind::Timing)?,
-        )?;
-    }
+    let runs = output::runs_csv(exp, run.scale, &run.values, MetricKind::Deterministic)?;
+    let timing_path = path.with_extension("timing.csv");
+    let timing = if has_timing(exp) {
+        Some(output::runs_csv(
+            exp,
+            run.scale,
+            &run.values,
+            MetricKind::Timing,
+        )?)
+    } else {
+        None
+    };
     let meta = path.with_extension("meta.json");
     let json = serde_json::to_string_pretty(&provenance(exp, run, revision, threads))
         .map_err(|e| HarnessError::Data(e.to_string()))?;
-    output::write_project_file(&meta, format!("{json}\n").as_bytes())?;
+    let json = format!("{json}\n");
+    // A shard's files are renamed into place together once all are written (the provenance,
+    // which `merge` reads for the shard's size and seed, last), while this run still holds
+    // its journal, which `merge` waits for: a merge does not read them half replaced. (A copy
+    // that resumed from a finished run's deleted journal, which `merge` cannot see, writes
+    // the same runs again; only the provenance's timings differ.)
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(dir, e))?;
+    }
+    let mut files: Vec<(&Path, &[u8])> = vec![(&path, &runs)];
+    if let Some(timing) = &timing {
+        files.push((&timing_path, timing));
+    }
+    files.push((&meta, json.as_bytes()));
+    output::write_all_atomic(&files)?;
     Ok(ExperimentResult {
         id: exp.spec.id.clone(),
         scale: run.scale,
@@ -729,6 +777,39 @@ fn figure_of(
     }
 }
 
+/// Waits for every process still running a shard of `exp`'s sweep at `scale` in `project`
+/// (one holding a shard's journal: a copy started after the shard's task, such as a
+/// resubmission, or a requeued task while the merge was started by hand). Such a process
+/// writes the shard's files when it finishes, so merging before would read files about to
+/// be replaced, or miss a shard it has not written yet.
+fn wait_for_running_shards(exp: &Experiment, scale: Scale, project: &Project) {
+    let dir = project.journal_dir(exp);
+    let prefix = format!("{}.{}.shard-", exp.sweep.name, scale.name());
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let mut held: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".jsonl"))
+        })
+        .filter(|p| crate::journal::is_held(p))
+        .collect();
+    held.sort();
+    for path in held {
+        eprintln!(
+            "{}: a process is still running a shard of sweep `{}`; merging {} once it has finished",
+            path.display(),
+            exp.sweep.name,
+            exp.spec.id
+        );
+        crate::journal::wait_until_free(&path);
+    }
+}
+
 /// Combines the shard files of `reproduce --shard k/N` into exactly the files an unsharded run
 /// writes. Returns `None` if the experiment has no shard files at this scale; fails if a shard
 /// is missing or the shards do not cover every work item exactly once.
@@ -737,6 +818,7 @@ pub fn merge(
     scale: Scale,
     project: &Project,
 ) -> Result<Option<ExperimentResult>, HarnessError> {
+    wait_for_running_shards(exp, scale, project);
     let dir = project.root.join("data").join(exp.paper.key).join("shards");
     let prefix = format!("{}.{}.shard-", exp.short_id(), scale.name());
     let mut shards: Vec<(u32, u32, PathBuf)> = Vec::new();

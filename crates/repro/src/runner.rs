@@ -6,8 +6,7 @@
 //! every series of a point sees the *same* jobs (common random numbers). Results therefore do
 //! not depend on thread count, execution order or sharding.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -17,6 +16,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::HarnessError;
+use crate::journal::{Journal, UnlockedJournal};
 use crate::model::{Model, ParamSet};
 use crate::spec::{Evaluation, Scale, ScaleSpec, SweepSpec};
 use crate::table::RunValue;
@@ -136,13 +136,24 @@ impl JournalLine {
     }
 }
 
-/// Runs (one shard of) a sweep of `model`.
+/// Runs (one shard of) a sweep of `model`. With `opts.journal_dir`, the run resumes from and
+/// appends to its journal, locked for the duration of this call (see [`crate::journal`]); the
+/// journal is kept for the caller to delete (or a later run to resume). [`crate::reproduce()`]
+/// instead holds the journal until the run's outputs are written ([`run_sweep_with`]).
 pub fn run_sweep(
     sweep: &SweepSpec,
     model: &dyn Model,
     opts: &RunOptions,
 ) -> Result<SweepRun, HarnessError> {
-    let started = Instant::now();
+    let journal = match &opts.journal_dir {
+        Some(dir) => Some(open_journal(dir, sweep, opts)?),
+        None => None,
+    };
+    run_sweep_with(sweep, model, opts, journal.as_ref())
+}
+
+/// The replications and jobs a run of `sweep` uses: the scale's, unless `opts` overrides them.
+pub fn run_size(sweep: &SweepSpec, opts: &RunOptions) -> Result<ScaleSpec, HarnessError> {
     let scale = opts.scale();
     let base = sweep.scale(scale).ok_or_else(|| {
         HarnessError::Spec(format!(
@@ -160,39 +171,81 @@ pub fn run_sweep(
             "--reps and --jobs must be at least 1".into(),
         ));
     }
+    Ok(size)
+}
+
+/// Opens and locks the journal of a run of `sweep` with `opts` (in `dir`), waiting for
+/// another process running the same sweep, size and shard.
+pub fn open_journal(
+    dir: &Path,
+    sweep: &SweepSpec,
+    opts: &RunOptions,
+) -> Result<Journal, HarnessError> {
+    lock_journal(prepare_journal(dir, sweep, opts)?, sweep, opts)
+}
+
+/// Opens (without locking) the journal of a run of `sweep` with `opts` in `dir`.
+pub fn prepare_journal(
+    dir: &Path,
+    sweep: &SweepSpec,
+    opts: &RunOptions,
+) -> Result<UnlockedJournal, HarnessError> {
+    let size = run_size(sweep, opts)?;
+    UnlockedJournal::open(&journal_path(
+        dir,
+        sweep,
+        opts.scale(),
+        size,
+        opts.shard,
+        &opts.overrides,
+    ))
+}
+
+/// Locks a journal [`prepare_journal`] opened for `sweep` and `opts` (waiting, with a message,
+/// for a process that holds it) and reads its whole lines.
+pub fn lock_journal(
+    journal: UnlockedJournal,
+    sweep: &SweepSpec,
+    opts: &RunOptions,
+) -> Result<Journal, HarnessError> {
+    let what = format!(
+        "sweep `{}` at {} scale{}",
+        sweep.name,
+        opts.scale().name(),
+        opts.shard
+            .map_or(String::new(), |(k, n)| format!(", shard {k}/{n}"))
+    );
+    journal.lock(&what, |line| {
+        serde_json::from_str::<JournalLine>(line).is_ok()
+    })
+}
+
+/// [`run_sweep`] with a journal the caller opened ([`open_journal`]) and keeps: the lines it
+/// held when opened are resumed, and each item computed is appended.
+pub fn run_sweep_with(
+    sweep: &SweepSpec,
+    model: &dyn Model,
+    opts: &RunOptions,
+    journal: Option<&Journal>,
+) -> Result<SweepRun, HarnessError> {
+    let started = Instant::now();
+    let scale = opts.scale();
+    let size = run_size(sweep, opts)?;
     let mut items = work_items(sweep, scale, size);
     if let Some((k, n)) = opts.shard {
         items.retain(|it| it.index % n as usize == (k - 1) as usize);
     }
 
-    let journal_path = opts
-        .journal_dir
-        .as_ref()
-        .map(|dir| journal_path(dir, sweep, scale, size, opts.shard, &opts.overrides));
     let mut done: Vec<Option<Rows>> = vec![None; work_items_len(sweep, scale, size)];
     let mut resumed = 0;
-    if let Some(path) = &journal_path {
-        resumed = load_journal(path, sweep, &items, &mut done)?;
+    if let Some(journal) = journal {
+        resumed = resume(&journal.found().lines, sweep, &items, &mut done);
     }
     let todo: Vec<WorkItem> = items
         .iter()
         .copied()
         .filter(|it| done[it.index].is_none())
         .collect();
-
-    let journal = match &journal_path {
-        Some(path) => {
-            fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))
-                .map_err(|e| HarnessError::io(path, e))?;
-            let file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|e| HarnessError::io(path, e))?;
-            Some(Mutex::new(file))
-        }
-        None => None,
-    };
     let bar = progress_bar(opts.progress, todo.len(), &sweep.name);
 
     let curve = sweep.axis.evaluation == Evaluation::Curve;
@@ -252,10 +305,7 @@ pub fn run_sweep(
             };
             let text =
                 serde_json::to_string(&line).map_err(|e| HarnessError::Spec(e.to_string()))?;
-            let mut file = journal.lock().unwrap_or_else(|p| p.into_inner());
-            writeln!(file, "{text}").map_err(|e| {
-                HarnessError::io(journal_path.as_deref().unwrap_or(Path::new("journal")), e)
-            })?;
+            journal.append(&text)?;
         }
         if let Some(bar) = &bar {
             bar.inc();
@@ -356,20 +406,18 @@ pub fn journal_path(
     ))
 }
 
-/// Loads completed items from a journal; a torn last line (killed mid-write) is ignored.
-fn load_journal(
-    path: &Path,
+/// Takes completed items from a journal's lines (those [`Journal::open`] found whole); returns
+/// how many. An item recorded twice (by copies of one run before journals were locked) is
+/// taken once: every copy computed the same values.
+fn resume(
+    lines: &[String],
     sweep: &SweepSpec,
     items: &[WorkItem],
     done: &mut [Option<Rows>],
-) -> Result<usize, HarnessError> {
-    let Ok(file) = File::open(path) else {
-        return Ok(0);
-    };
+) -> usize {
     let mut count = 0;
-    for line in BufReader::new(file).lines() {
-        let line = line.map_err(|e| HarnessError::io(path, e))?;
-        let Ok(entry) = serde_json::from_str::<JournalLine>(&line) else {
+    for line in lines {
+        let Ok(entry) = serde_json::from_str::<JournalLine>(line) else {
             continue;
         };
         let matches = items.iter().any(|it| {
@@ -384,13 +432,7 @@ fn load_journal(
             count += 1;
         }
     }
-    Ok(count)
-}
-
-/// Removes a finished run's journal.
-pub fn discard_journal(dir: &Path, run: &SweepRun, overrides: &crate::spec::Params) {
-    let path = journal_path(dir, &run.sweep, run.scale, run.size, run.shard, overrides);
-    let _ = fs::remove_file(path);
+    count
 }
 
 /// How often a run off a terminal prints a progress line (default).

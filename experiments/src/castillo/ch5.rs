@@ -17,10 +17,10 @@
 //! The parsed logs and the `ρ = 0` online runs (which draw no random numbers) are cached per
 //! process, so the figures that share them (5.3, 5.4, 5.6, Table 5.3) schedule each log once.
 
+use cpu_time::ThreadTime;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
-use cpu_time::ThreadTime;
 
 use gridsched_reservation::coalloc::{
     ArSelect, CoallocConfig, CoallocPick, CoallocRequest, CoallocScheduler, HoldMode, LengthField,

@@ -25,5 +25,5 @@ pub use scheduler::{
 };
 pub use workload::{
     ArSelect, CoallocRequest, LengthField, RequestSetReport, make_advance_reservations,
-    requests_from_swf,
+    request_from_swf, requests_from_swf,
 };

@@ -47,28 +47,36 @@ pub fn requests_from_swf(
     let mut report = RequestSetReport::default();
     let requests = jobs
         .iter()
-        .map(|j| {
-            let length = match field {
-                LengthField::Run => j.run,
-                LengthField::Requested => match j.requested_time {
-                    Some(t) if t > 0 => t,
-                    _ => {
-                        report.requested_time_fallback += 1;
-                        j.run
-                    }
-                },
-            };
-            CoallocRequest {
-                id: j.id,
-                submit: j.submit,
-                start: j.submit,
-                length,
-                servers: j.procs,
-                batch_wait: j.wait,
-            }
-        })
+        .map(|j| request_from_swf(j, field, &mut report))
         .collect();
     (requests, report)
+}
+
+/// One job's request in [`requests_from_swf`], counted in `report`: for a log read as a
+/// stream (`gridsched coalloc` on a file, which holds requests and not the log's jobs).
+pub fn request_from_swf(
+    j: &SwfJob,
+    field: LengthField,
+    report: &mut RequestSetReport,
+) -> CoallocRequest {
+    let length = match field {
+        LengthField::Run => j.run,
+        LengthField::Requested => match j.requested_time {
+            Some(t) if t > 0 => t,
+            _ => {
+                report.requested_time_fallback += 1;
+                j.run
+            }
+        },
+    };
+    CoallocRequest {
+        id: j.id,
+        submit: j.submit,
+        start: j.submit,
+        length,
+        servers: j.procs,
+        batch_wait: j.wait,
+    }
 }
 
 /// How the advance-reservation jobs are chosen (spec A34, `ar_select`).

@@ -17,23 +17,29 @@ pub const JOB_CSV_HEADER: &str =
 pub fn write_jobs_csv(out: &mut impl Write, jobs: &[SwfJob]) -> std::io::Result<()> {
     writeln!(out, "{JOB_CSV_HEADER}")?;
     for j in jobs {
-        writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{}",
-            j.id,
-            j.submit,
-            opt(j.wait),
-            j.run,
-            j.procs,
-            opt(j.requested_procs),
-            opt(j.requested_time),
-            opt(j.status),
-            opt(j.user),
-            opt(j.queue),
-            opt(j.partition)
-        )?;
+        write_job_row(out, j)?;
     }
     Ok(())
+}
+
+/// The row of one job in [`write_jobs_csv`] (after its header, [`JOB_CSV_HEADER`]), for a
+/// writer that streams jobs as they are read.
+pub fn write_job_row(out: &mut impl Write, j: &SwfJob) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{},{},{},{},{},{},{},{},{},{},{}",
+        j.id,
+        j.submit,
+        opt(j.wait),
+        j.run,
+        j.procs,
+        opt(j.requested_procs),
+        opt(j.requested_time),
+        opt(j.status),
+        opt(j.user),
+        opt(j.queue),
+        opt(j.partition)
+    )
 }
 
 /// How jobs become `id,arrival,ready,length,deadline` requests (one server each; the job's
@@ -79,24 +85,39 @@ pub fn write_requests_csv(
     conv: &RequestConversion,
 ) -> std::io::Result<ConversionReport> {
     let mut report = ConversionReport::default();
-    writeln!(out, "id,arrival,ready,length,deadline")?;
+    writeln!(out, "{REQUEST_CSV_HEADER}")?;
     for j in jobs {
-        let arrival = j.submit as f64 / conv.unit_seconds;
-        let mut length = j.run as f64 / conv.unit_seconds;
-        if length < conv.l_min {
-            length = conv.l_min;
-            report.lengthened_to_l_min += 1;
-        }
-        let mut deadline = arrival + length * (1.0 + conv.slack);
-        if let Some(h) = conv.horizon {
-            if length > h {
-                report.skipped_longer_than_horizon += 1;
-                continue;
-            }
-            deadline = deadline.min(arrival + h);
-        }
-        writeln!(out, "{},{arrival},{arrival},{length},{deadline}", j.id)?;
-        report.written += 1;
+        write_request_row(out, j, conv, &mut report)?;
     }
     Ok(report)
+}
+
+/// Header of [`write_requests_csv`].
+pub const REQUEST_CSV_HEADER: &str = "id,arrival,ready,length,deadline";
+
+/// The row of one job in [`write_requests_csv`] (none for a job longer than the horizon),
+/// counted in `report`: for a writer that streams jobs as they are read.
+pub fn write_request_row(
+    out: &mut impl Write,
+    j: &SwfJob,
+    conv: &RequestConversion,
+    report: &mut ConversionReport,
+) -> std::io::Result<()> {
+    let arrival = j.submit as f64 / conv.unit_seconds;
+    let mut length = j.run as f64 / conv.unit_seconds;
+    if length < conv.l_min {
+        length = conv.l_min;
+        report.lengthened_to_l_min += 1;
+    }
+    let mut deadline = arrival + length * (1.0 + conv.slack);
+    if let Some(h) = conv.horizon {
+        if length > h {
+            report.skipped_longer_than_horizon += 1;
+            return Ok(());
+        }
+        deadline = deadline.min(arrival + h);
+    }
+    writeln!(out, "{},{arrival},{arrival},{length},{deadline}", j.id)?;
+    report.written += 1;
+    Ok(())
 }

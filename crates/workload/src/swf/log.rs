@@ -266,43 +266,11 @@ pub fn load_each<R: BufRead>(
     options: SwfLoadOptions,
     mut on_job: impl FnMut(&SwfJob),
 ) -> Result<SwfLog, InputError> {
-    let mut report = SwfLoadReport::default();
     let mut jobs: Vec<SwfJob> = Vec::new();
-    let max_procs = reader.header().max_procs;
-    let path = reader.path().to_string();
-    let mut latest_submit = i64::MIN;
-    for record in reader.by_ref() {
-        let record = record?;
-        if options.limit.is_some_and(|l| jobs.len() >= l) {
-            report.truncated = true;
-            break;
-        }
-        report.records += 1;
-        match keep(&record) {
-            Err(Skip::UnknownSubmit) => report.skipped_unknown_submit += 1,
-            Err(Skip::UnknownRunTime) => report.skipped_unknown_run_time += 1,
-            Err(Skip::ZeroRunTime) => report.skipped_zero_run_time += 1,
-            Err(Skip::UnknownProcs) => report.skipped_unknown_procs += 1,
-            Err(Skip::ZeroProcs) => report.skipped_zero_procs += 1,
-            Ok((job, from_requested)) => {
-                check_times(&job).map_err(|message| InputError::Invalid {
-                    path: path.clone(),
-                    line: job.line,
-                    message,
-                })?;
-                report.procs_from_requested += u64::from(from_requested);
-                if job.submit < latest_submit {
-                    report.out_of_order += 1;
-                }
-                latest_submit = latest_submit.max(job.submit);
-                if max_procs.is_some_and(|m| u64::from(job.procs) > m) {
-                    report.procs_above_max += 1;
-                }
-                on_job(&job);
-                jobs.push(job);
-            }
-        }
-    }
+    let mut report = scan(&mut reader, options, |job| {
+        on_job(&job);
+        jobs.push(job);
+    })?;
     report.late_comments = reader.late_comments();
     // Job numbers rising in file order (every archive log) repeat none; only otherwise are
     // they sorted to count the repeats.
@@ -344,6 +312,89 @@ pub fn load_each<R: BufRead>(
         jobs,
         report,
     })
+}
+
+/// [`load_each`] without holding the jobs, for a consumer that keeps what it needs of each one
+/// itself (`gridsched replay` and `coalloc` on a log of millions of jobs, which would
+/// otherwise hold every job twice). Returns the log with its header and complete report but no
+/// jobs when the jobs `on_job` saw are exactly those [`load_each`] would return: none out of
+/// submit-time order and job numbers rising in file order (so none repeated, as in every
+/// archive log). Otherwise returns `None`: the consumer needs the whole log sorted and
+/// renumbered, and loads it again with [`load_each`] (a file can be read twice; a pipe cannot,
+/// and is loaded with [`load_each`] from the start).
+pub fn stream_each<R: BufRead>(
+    mut reader: SwfReader<R>,
+    options: SwfLoadOptions,
+    mut on_job: impl FnMut(&SwfJob),
+) -> Result<Option<SwfLog>, InputError> {
+    let mut kept = 0u64;
+    let mut last_id: Option<u64> = None;
+    let mut ids_rising = true;
+    let mut report = scan(&mut reader, options, |job| {
+        on_job(&job);
+        kept += 1;
+        ids_rising &= last_id.is_none_or(|last| last < job.id);
+        last_id = Some(job.id);
+    })?;
+    if report.out_of_order > 0 || !ids_rising {
+        return Ok(None);
+    }
+    report.late_comments = reader.late_comments();
+    report.kept = kept;
+    Ok(Some(SwfLog {
+        path: reader.path().to_string(),
+        header: reader.header().clone(),
+        jobs: Vec::new(),
+        report,
+    }))
+}
+
+/// Reads every record (up to the limit), counts the skipped ones and hands each kept job to
+/// `keep` in file order: the pass [`load_each`] and [`stream_each`] share. The report's
+/// counts of the whole log (late comments, kept jobs, repeats) are left to them.
+fn scan<R: BufRead>(
+    reader: &mut SwfReader<R>,
+    options: SwfLoadOptions,
+    mut keep_job: impl FnMut(SwfJob),
+) -> Result<SwfLoadReport, InputError> {
+    let mut report = SwfLoadReport::default();
+    let mut kept = 0usize;
+    let max_procs = reader.header().max_procs;
+    let path = reader.path().to_string();
+    let mut latest_submit = i64::MIN;
+    for record in reader.by_ref() {
+        let record = record?;
+        if options.limit.is_some_and(|l| kept >= l) {
+            report.truncated = true;
+            break;
+        }
+        report.records += 1;
+        match keep(&record) {
+            Err(Skip::UnknownSubmit) => report.skipped_unknown_submit += 1,
+            Err(Skip::UnknownRunTime) => report.skipped_unknown_run_time += 1,
+            Err(Skip::ZeroRunTime) => report.skipped_zero_run_time += 1,
+            Err(Skip::UnknownProcs) => report.skipped_unknown_procs += 1,
+            Err(Skip::ZeroProcs) => report.skipped_zero_procs += 1,
+            Ok((job, from_requested)) => {
+                check_times(&job).map_err(|message| InputError::Invalid {
+                    path: path.clone(),
+                    line: job.line,
+                    message,
+                })?;
+                report.procs_from_requested += u64::from(from_requested);
+                if job.submit < latest_submit {
+                    report.out_of_order += 1;
+                }
+                latest_submit = latest_submit.max(job.submit);
+                if max_procs.is_some_and(|m| u64::from(job.procs) > m) {
+                    report.procs_above_max += 1;
+                }
+                kept += 1;
+                keep_job(job);
+            }
+        }
+    }
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -410,6 +461,45 @@ mod tests {
         // Also when the first line is a record.
         let record = format!("\u{feff}1 10 0 100 2 -1 -1 2 200 {F}\n");
         assert_eq!(load(&record).jobs.len(), 1);
+    }
+
+    /// A log in order with rising job numbers streams to the jobs and report the whole load
+    /// gives, holding none; one that the load would sort or renumber is refused, so that the
+    /// caller loads it whole.
+    #[test]
+    fn stream_each_sees_the_loaded_jobs_or_refuses() {
+        let stream = |text: &str, limit: Option<usize>| {
+            let mut seen = Vec::new();
+            let r = SwfReader::new(text.as_bytes(), "t.swf").unwrap();
+            let log = stream_each(r, SwfLoadOptions { limit }, |j| seen.push(j.clone())).unwrap();
+            (log, seen)
+        };
+        let plain = format!(
+            "; MaxProcs: 4\n1 10 0 100 2 -1 -1 2 200 {F}\n2 11 0 0 2 -1 -1 2 200 {F}\n\
+             5 11 0 100 8 -1 -1 8 200 {F}\n; late\n9 12 0 100 -1 -1 -1 3 200 {F}\n"
+        );
+        for limit in [None, Some(1), Some(2)] {
+            let whole = load_from(
+                SwfReader::new(plain.as_bytes(), "t.swf").unwrap(),
+                SwfLoadOptions { limit },
+            )
+            .unwrap();
+            let (log, seen) = stream(&plain, limit);
+            let log = log.expect("a plain stream");
+            assert_eq!(seen, whole.jobs);
+            assert!(log.jobs.is_empty());
+            assert_eq!(log.report, whole.report);
+            assert_eq!(log.header, whole.header);
+        }
+        let job = |id: u64, submit: i64| format!("{id} {submit} 0 100 2 -1 -1 2 200 {F}\n");
+        let out_of_order = job(1, 10) + &job(2, 9);
+        let repeated = job(1, 10) + &job(1, 11);
+        let falling = job(2, 10) + &job(1, 11);
+        for text in [out_of_order, repeated, falling] {
+            let (log, seen) = stream(&text, None);
+            assert!(log.is_none(), "{text}");
+            assert_eq!(seen.len(), 2, "every job was still seen");
+        }
     }
 
     #[test]

@@ -36,11 +36,13 @@ mod reader;
 mod summary;
 
 pub use convert::{
-    ConversionReport, JOB_CSV_HEADER, RequestConversion, write_jobs_csv, write_requests_csv,
+    ConversionReport, JOB_CSV_HEADER, REQUEST_CSV_HEADER, RequestConversion, write_job_row,
+    write_jobs_csv, write_request_row, write_requests_csv,
 };
 pub use header::{CleaningFilter, NamedId, SwfHeader};
 pub use log::{
     Skip, SwfJob, SwfLoadOptions, SwfLoadReport, SwfLog, keep, load_each, load_from, load_swf,
+    stream_each,
 };
 pub use pipe::ThreadedReader;
 pub use reader::{FIELD_NAMES, SwfReader, SwfRecord, detect_gzip, open_input, parse_record};
