@@ -47,6 +47,7 @@
 //! `s_ref`, A2 deadlines, A14 machine set, A15 common random numbers across τ); defaults are
 //! the spec's proposals, and A17's, which the spec does not list, is [`TieBreak`]'s.
 
+mod free;
 pub mod io;
 pub mod machine;
 pub mod metrics;

@@ -17,6 +17,7 @@
 //! the longest run so far, so both are binary searches.
 
 use crate::Time;
+use crate::free::CpuClass;
 use crate::machine::{PlannedJob, Work};
 
 /// One step of a machine's used-CPU profile: from `t` on, `used` CPUs are busy. `events`
@@ -128,10 +129,10 @@ impl UsageProfile {
     /// `now`.
     pub fn rebuild(
         &mut self,
-        busy: &[Time],
+        busy: &[CpuClass],
         planned: &[PlannedJob],
         now: Time,
-        events: &mut Vec<(Time, i32)>,
+        events: &mut Vec<(Time, i32, u32)>,
     ) {
         build_profile(busy, planned, now, events, &mut self.steps);
         self.at = Some(now);
@@ -287,26 +288,28 @@ impl UsageProfile {
 
 /// The used-CPU step profile of CPUs busy until `busy` and the compacted `planned` jobs, from
 /// `now` on: a step at `now` and at every later time where some running job ends or some
-/// planned job starts or ends.
+/// planned job starts or ends. A step's `events` count each CPU whose running job ends there
+/// (a class of `n` CPUs is `n` events), as a started job's [`UsageProfile::started`] does.
 pub(crate) fn build_profile(
-    busy: &[Time],
+    busy: &[CpuClass],
     planned: &[PlannedJob],
     now: Time,
-    events: &mut Vec<(Time, i32)>,
+    events: &mut Vec<(Time, i32, u32)>,
     steps: &mut Vec<Step>,
 ) {
     events.clear();
     let mut used_now = 0;
-    for &b in busy {
-        if b > now {
-            used_now += 1;
-            events.push((b, -1));
+    for c in busy {
+        if c.until > now {
+            used_now += c.cpus as i32;
+            events.push((c.until, -(c.cpus as i32), c.cpus));
         }
     }
     for j in planned {
-        events.push((j.start, j.procs as i32));
-        events.push((j.end, -(j.procs as i32)));
+        events.push((j.start, j.procs as i32, 1));
+        events.push((j.end, -(j.procs as i32), 1));
     }
+    // Events at one time sum whatever their order: sorting by time alone would do.
     events.sort_unstable();
     steps.clear();
     steps.push(Step {
@@ -314,16 +317,16 @@ pub(crate) fn build_profile(
         used: used_now,
         events: 0,
     });
-    for &(t, d) in events.iter() {
+    for &(t, d, n) in events.iter() {
         let last = steps.last_mut().expect("non-empty");
         if t <= last.t {
             last.used += d;
             if last.t > now {
-                last.events += 1;
+                last.events += n;
             }
         } else {
             let used = last.used + d;
-            steps.push(Step { t, used, events: 1 });
+            steps.push(Step { t, used, events: n });
         }
     }
 }
