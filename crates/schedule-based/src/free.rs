@@ -61,14 +61,30 @@ pub(crate) fn fold_in_place(busy: &mut Vec<CpuClass>, now: Time) {
 /// The `r`-th earliest free time of `state` (`1 ≤ r ≤` its CPUs).
 #[inline]
 pub(crate) fn kth(state: &[CpuClass], r: u32) -> Time {
-    let mut left = r;
-    for c in state.iter().rev() {
-        if c.cpus >= left {
-            return c.until;
-        }
-        left -= c.cpus;
+    state[kth_class(state, r).0].until
+}
+
+/// The class holding the `r`-th earliest free time of `state` (`1 ≤ r ≤` its CPUs), and how
+/// many of its CPUs are among the `r` earliest.
+#[inline]
+fn kth_class(state: &[CpuClass], r: u32) -> (usize, u32) {
+    // Most jobs fit in the earliest class (on a large machine, the idle CPUs).
+    if let Some(last) = state.last()
+        && last.cpus >= r
+    {
+        return (state.len() - 1, r);
     }
-    panic!("job wider than its machine")
+    let mut left = r;
+    let mut i = state.len();
+    loop {
+        assert!(i > 0, "job wider than its machine");
+        i -= 1;
+        let c = state[i].cpus;
+        if c >= left {
+            return (i, left);
+        }
+        left -= c;
+    }
 }
 
 /// The `r` earliest free times of `state` become `end` (not before any of them): what a job
@@ -79,28 +95,31 @@ pub(crate) fn take(state: &mut Vec<CpuClass>, r: u32, end: Time) {
     if r == 0 {
         return;
     }
-    let mut left = r;
-    while let Some(last) = state.last_mut() {
-        debug_assert!(
-            last.until <= end,
-            "a job ends after the CPUs it takes are free"
-        );
-        if last.cpus > left {
-            last.cpus -= left;
-            left = 0;
-            break;
-        }
-        left -= last.cpus;
-        state.pop();
-        if left == 0 {
-            break;
-        }
+    let (i, left) = kth_class(state, r);
+    take_through(state, i, left, r, end);
+}
+
+/// [`take`] once the `r` earliest free times are known to be the classes after `i` and
+/// `left` CPUs of class `i`.
+#[inline]
+fn take_through(state: &mut Vec<CpuClass>, i: usize, left: u32, r: u32, end: Time) {
+    debug_assert!(
+        state[i].until <= end,
+        "a job ends after the CPUs it takes are free"
+    );
+    if state[i].cpus == left {
+        state.truncate(i);
+    } else {
+        state[i].cpus -= left;
+        state.truncate(i + 1);
     }
-    debug_assert_eq!(left, 0, "job wider than its machine");
-    // The first class free at or before `end`: the same time takes the CPUs in, an earlier
-    // one comes after the new class.
-    let j = state.partition_point(|c| c.until > end);
-    match state.get_mut(j) {
+    // The classes free before `end` come after the new class: the scan passes exactly the
+    // classes the insertion shifts.
+    let mut j = state.len();
+    while j > 0 && state[j - 1].until < end {
+        j -= 1;
+    }
+    match j.checked_sub(1).map(|k| &mut state[k]) {
         Some(c) if c.until == end => c.cpus += r,
         _ => state.insert(
             j,
@@ -122,9 +141,10 @@ pub(crate) fn place_on(
     duration: Time,
     prev: Time,
 ) -> (Time, Time) {
-    let start = prev.max(kth(state, r));
+    let (i, left) = kth_class(state, r);
+    let start = prev.max(state[i].until);
     let end = start + duration;
-    take(state, r, end);
+    take_through(state, i, left, r, end);
     (start, end)
 }
 

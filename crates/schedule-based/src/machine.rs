@@ -235,6 +235,11 @@ pub struct MachineSchedule {
     prefix: Vec<Aggregates>,
     /// The free times after the last planned job.
     tail: Vec<CpuClass>,
+    /// On a machine of at most [`RANKED_CPUS`] CPUs, the tail's free times one per CPU in
+    /// increasing order (empty on larger ones), so that the candidate at the end of the list
+    /// (every EDF candidate of re-computation) reads its start in `O(1)` as the per-CPU
+    /// layout did, instead of walking the classes.
+    tail_rank: Vec<Time>,
     /// The time the checkpoints were computed at (`None`: stale).
     ckpt_at: Option<Time>,
     /// The used-CPU step profile (valid for one `now`). incr-EG-EDF asks every machine and
@@ -249,6 +254,9 @@ pub struct MachineSchedule {
 
 /// Checkpoint rows cost about this many classes per planned job ([`MachineSchedule`]).
 pub const ROW_BUDGET: usize = 16;
+
+/// Machines up to this many CPUs keep their tail's free times per CPU as well.
+const RANKED_CPUS: u32 = 64;
 
 /// Whether the list-scheduling pass stores its state before job `k`, having stored the last
 /// one before job `last` (`None`: none yet), when the state has `classes` classes.
@@ -284,9 +292,10 @@ impl MachineSchedule {
             vec![CpuClass { until: now, cpus }]
         };
         let agg = Aggregates::of_running(now);
-        MachineSchedule {
+        let mut m = MachineSchedule {
             cpus,
             tail: busy.clone(),
+            tail_rank: Vec::new(),
             busy,
             busy_max: now,
             planned: Vec::new(),
@@ -297,6 +306,19 @@ impl MachineSchedule {
             ckpt_at: Some(now),
             profile: UsageProfile::default(),
             latest_deadline: None,
+        };
+        m.refresh_tail_rank();
+        m
+    }
+
+    /// Recomputes [`MachineSchedule::tail_rank`] after the tail changed.
+    fn refresh_tail_rank(&mut self) {
+        self.tail_rank.clear();
+        if self.cpus <= RANKED_CPUS {
+            for c in self.tail.iter().rev() {
+                self.tail_rank
+                    .extend(std::iter::repeat_n(c.until, c.cpus as usize));
+            }
         }
     }
 
@@ -363,6 +385,7 @@ impl MachineSchedule {
             self.prefix.push(agg);
         }
         self.agg = agg;
+        self.refresh_tail_rank();
         self.ckpt_at = Some(now);
         if moved {
             self.profile.invalidate();
@@ -451,6 +474,7 @@ impl MachineSchedule {
         self.agg = agg;
         // The final state is the new tail; the old tail's buffer goes back to the caller.
         std::mem::swap(&mut self.tail, &mut state);
+        self.refresh_tail_rank();
         state
     }
 
@@ -640,6 +664,7 @@ impl MachineSchedule {
         self.agg = Aggregates::of_running(self.busy_max);
         // The checkpoints of the empty list: the CPUs' free times.
         fold_at(&self.busy, now, &mut self.tail);
+        self.refresh_tail_rank();
         self.ckpts.clear();
         self.rows.clear();
         self.prefix.clear();
@@ -671,7 +696,11 @@ impl MachineSchedule {
         };
         if position == len {
             debug_assert!(r >= 1 && r <= self.cpus, "job wider than its machine");
-            let end = prev.max(kth(&self.tail, r)) + job.duration;
+            let free = match self.tail_rank.get(r as usize - 1) {
+                Some(&t) => t,
+                None => kth(&self.tail, r),
+            };
+            let end = prev.max(free) + job.duration;
             return (self.agg.with_job(end, job.deadline), end);
         }
         let mut state = std::mem::take(&mut scratch.row);
@@ -771,10 +800,21 @@ impl MachineSchedule {
                     self.agg, self.prefix, fresh.agg, fresh.prefix
                 ));
             }
-            if fresh.ckpts != self.ckpts || fresh.rows != self.rows || fresh.tail != self.tail {
+            if fresh.ckpts != self.ckpts
+                || fresh.rows != self.rows
+                || fresh.tail != self.tail
+                || fresh.tail_rank != self.tail_rank
+            {
                 return Err(format!(
-                    "checkpoint rows differ: {:?} {:?} / {:?} vs {:?} {:?} / {:?}",
-                    self.ckpts, self.rows, self.tail, fresh.ckpts, fresh.rows, fresh.tail
+                    "checkpoint rows differ: {:?} {:?} / {:?} {:?} vs {:?} {:?} / {:?} {:?}",
+                    self.ckpts,
+                    self.rows,
+                    self.tail,
+                    self.tail_rank,
+                    fresh.ckpts,
+                    fresh.rows,
+                    fresh.tail,
+                    fresh.tail_rank
                 ));
             }
         }
