@@ -214,7 +214,7 @@ pub struct Gap {
 ///
 /// The work counters count what the from-scratch algorithms count (the whole list per
 /// compaction), so the work metric does not depend on these caches.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct MachineSchedule {
     cpus: u32,
     /// When the CPUs' running jobs end, as classes in decreasing time; CPUs idle at the last
@@ -269,6 +269,45 @@ fn stores_row(k: usize, last: Option<u32>, classes: usize) -> bool {
 #[inline]
 fn deadline_key(deadline: Option<Time>) -> (bool, Time) {
     (deadline.is_none(), deadline.unwrap_or(0))
+}
+
+/// Field by field, with a `clone_from` that reuses the target's buffers: Tabu search copies the
+/// whole grid's schedule at every call (the paper's setup cost) into the same spare copy, and
+/// a derived `clone_from` would allocate every buffer of every machine again.
+impl Clone for MachineSchedule {
+    fn clone(&self) -> Self {
+        MachineSchedule {
+            cpus: self.cpus,
+            busy: self.busy.clone(),
+            busy_max: self.busy_max,
+            planned: self.planned.clone(),
+            agg: self.agg,
+            ckpts: self.ckpts.clone(),
+            rows: self.rows.clone(),
+            prefix: self.prefix.clone(),
+            tail: self.tail.clone(),
+            tail_rank: self.tail_rank.clone(),
+            ckpt_at: self.ckpt_at,
+            profile: self.profile.clone(),
+            latest_deadline: self.latest_deadline,
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.cpus = src.cpus;
+        self.busy.clone_from(&src.busy);
+        self.busy_max = src.busy_max;
+        self.planned.clone_from(&src.planned);
+        self.agg = src.agg;
+        self.ckpts.clone_from(&src.ckpts);
+        self.rows.clone_from(&src.rows);
+        self.prefix.clone_from(&src.prefix);
+        self.tail.clone_from(&src.tail);
+        self.tail_rank.clone_from(&src.tail_rank);
+        self.ckpt_at = src.ckpt_at;
+        self.profile.clone_from(&src.profile);
+        self.latest_deadline = src.latest_deadline;
+    }
 }
 
 /// Two schedules are equal when their CPUs, lists and aggregates are; the checkpoints and the
