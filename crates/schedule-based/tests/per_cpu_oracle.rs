@@ -17,10 +17,10 @@ type Time = i64;
 
 // The oracle is the old library code as it was: the parts of its API this test does not call
 // stay unused.
-#[allow(dead_code, clippy::all)]
+#[allow(dead_code)]
 #[path = "per_cpu/machine.rs"]
 mod machine;
-#[allow(dead_code, clippy::all)]
+#[allow(dead_code)]
 #[path = "per_cpu/profile.rs"]
 mod profile;
 
