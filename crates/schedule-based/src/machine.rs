@@ -204,8 +204,8 @@ pub struct Gap {
 ///   or removing at `p`, or evaluating an EDF candidate there, compacts only from `p`: from
 ///   the tail when `p` is the end of the list (every EDF candidate of re-computation, whose
 ///   jobs come in deadline order). A state is stored before job `k` when the jobs since the
-///   last stored one number at least its classes / [`ROW_BUDGET`], so the rows cost about
-///   [`ROW_BUDGET`] classes per job and a replay from one passes that many jobs at most; the
+///   last stored one number at least its classes / 16, so the rows cost about 16 classes per
+///   job and a replay from one passes that many jobs at most; the
 ///   rule reads only the pass itself, so a partial recompaction stores the rows a full one
 ///   would.
 /// - **The used-CPU step profile** of the earliest-gap search, updated in place when a job
@@ -229,7 +229,7 @@ pub struct MachineSchedule {
     /// The stored checkpoint rows in list order: `(job k, offset in rows)`, row `i` running
     /// to the next one's offset (or the end): the free times before job `k`. The first is
     /// job 0's whenever the list is not empty.
-    ckpts: Vec<(u32, u32)>,
+    ckpts: Vec<(usize, usize)>,
     rows: Vec<CpuClass>,
     /// `prefix[k]`: the aggregates of the running jobs and `planned[..k]` (`len + 1` entries).
     prefix: Vec<Aggregates>,
@@ -253,7 +253,7 @@ pub struct MachineSchedule {
 }
 
 /// Checkpoint rows cost about this many classes per planned job ([`MachineSchedule`]).
-pub const ROW_BUDGET: usize = 16;
+const ROW_BUDGET: usize = 16;
 
 /// Machines up to this many CPUs keep their tail's free times per CPU as well.
 const RANKED_CPUS: u32 = 64;
@@ -261,8 +261,8 @@ const RANKED_CPUS: u32 = 64;
 /// Whether the list-scheduling pass stores its state before job `k`, having stored the last
 /// one before job `last` (`None`: none yet), when the state has `classes` classes.
 #[inline]
-fn stores_row(k: usize, last: Option<u32>, classes: usize) -> bool {
-    last.is_none_or(|last| (k - last as usize) * ROW_BUDGET >= classes)
+fn stores_row(k: usize, last: Option<usize>, classes: usize) -> bool {
+    last.is_none_or(|last| (k - last) * ROW_BUDGET >= classes)
 }
 
 /// A deadline's place in EDF order: no deadline counts as +∞, after every deadline.
@@ -412,7 +412,7 @@ impl MachineSchedule {
         let mut moved = false;
         for (k, job) in self.planned.iter_mut().enumerate() {
             if stores_row(k, self.ckpts.last().map(|c| c.0), self.tail.len()) {
-                self.ckpts.push((k as u32, self.rows.len() as u32));
+                self.ckpts.push((k, self.rows.len()));
                 self.rows.extend_from_slice(&self.tail);
             }
             let (start, end) = place_on(&mut self.tail, job.procs, job.duration, prev);
@@ -451,21 +451,18 @@ impl MachineSchedule {
             out.extend_from_slice(&self.tail);
             return;
         }
-        let i = self.ckpts.partition_point(|c| c.0 as usize <= p) - 1;
+        let i = self.ckpts.partition_point(|c| c.0 <= p) - 1;
         out.extend_from_slice(self.row(i));
         // Replay the jobs between the checkpoint and `p` with their known ends.
-        for job in &self.planned[self.ckpts[i].0 as usize..p] {
+        for job in &self.planned[self.ckpts[i].0..p] {
             take(out, job.procs, job.end);
         }
     }
 
     /// Checkpoint row `i`.
     fn row(&self, i: usize) -> &[CpuClass] {
-        let from = self.ckpts[i].1 as usize;
-        let to = self
-            .ckpts
-            .get(i + 1)
-            .map_or(self.rows.len(), |c| c.1 as usize);
+        let from = self.ckpts[i].1;
+        let to = self.ckpts.get(i + 1).map_or(self.rows.len(), |c| c.1);
         &self.rows[from..to]
     }
 
@@ -483,9 +480,9 @@ impl MachineSchedule {
     ) -> Vec<CpuClass> {
         moves.clear();
         // Rows of jobs before `p` stay; the rest are rewritten.
-        let kept = self.ckpts.partition_point(|c| (c.0 as usize) < p);
+        let kept = self.ckpts.partition_point(|c| c.0 < p);
         if let Some(&(_, offset)) = self.ckpts.get(kept) {
-            self.rows.truncate(offset as usize);
+            self.rows.truncate(offset);
         }
         self.ckpts.truncate(kept);
         self.prefix.truncate(p + 1);
@@ -497,7 +494,7 @@ impl MachineSchedule {
         };
         for (k, job) in self.planned.iter_mut().enumerate().skip(p) {
             if stores_row(k, self.ckpts.last().map(|c| c.0), state.len()) {
-                self.ckpts.push((k as u32, self.rows.len() as u32));
+                self.ckpts.push((k, self.rows.len()));
                 self.rows.extend_from_slice(&state);
             }
             let (start, end) = place_on(&mut state, job.procs, job.duration, prev);
@@ -679,13 +676,10 @@ impl MachineSchedule {
         into.agg = self.agg;
         into.latest_deadline = self.latest_deadline;
         // The rows up to the one `position` starts from, and the prefix aggregates up to it.
-        let last = self.ckpts.partition_point(|c| c.0 as usize <= position);
+        let last = self.ckpts.partition_point(|c| c.0 <= position);
         into.ckpts.clear();
         into.ckpts.extend_from_slice(&self.ckpts[..last]);
-        let rows_end = self
-            .ckpts
-            .get(last)
-            .map_or(self.rows.len(), |c| c.1 as usize);
+        let rows_end = self.ckpts.get(last).map_or(self.rows.len(), |c| c.1);
         into.rows.clear();
         into.rows.extend_from_slice(&self.rows[..rows_end]);
         into.prefix.clear();
