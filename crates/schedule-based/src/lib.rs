@@ -13,7 +13,9 @@
 //!
 //! Instead of a queue, each machine keeps an ordered list of planned jobs, *compacted* in list
 //! order: a job takes the CPUs that are free earliest (ties to the lowest CPU id) and never
-//! starts before its predecessor. A new job goes into the **earliest gap** (EG) long and wide
+//! starts before its predecessor. Which CPUs a job takes is never observable (starts, ends
+//! and usage depend only on how many CPUs are free when), so the schedules keep CPUs as
+//! classes of one free time with a count, and a machine's size costs nothing per operation. A new job goes into the **earliest gap** (EG) long and wide
 //! enough for it — the position that moves no other job — or, by **EDF insertion**, before the
 //! first planned job with a later deadline, which shifts the jobs behind it.
 //!
@@ -47,6 +49,7 @@
 //! `s_ref`, A2 deadlines, A14 machine set, A15 common random numbers across τ); defaults are
 //! the spec's proposals, and A17's, which the spec does not list, is [`TieBreak`]'s.
 
+mod free;
 pub mod io;
 pub mod machine;
 pub mod metrics;

@@ -1,10 +1,15 @@
 //! One machine's schedule (spec §2.1): the CPUs' running jobs and the ordered list of planned
 //! jobs, with compaction, earliest-gap (EG) search, EDF insertion and removal.
 //!
-//! Running jobs are kept only as each CPU's busy-until time: that is all compaction needs, and
+//! Running jobs are kept only as the CPUs' busy-until times: that is all compaction needs, and
 //! a running job can neither move nor change. Planned jobs carry their compacted start and end.
+//! The busy-until times, like every list-scheduling state, are classes of CPUs with one time
+//! ([`CpuClass`], module `free`): which CPU holds a time is never observable, so a machine's
+//! size costs nothing per operation.
 
 use crate::Time;
+pub use crate::free::CpuClass;
+use crate::free::{fold_at, fold_in_place, kth, place_on, take};
 use crate::profile::{UsageProfile, build_profile, first_fit};
 
 /// A job in a machine's planned list.
@@ -71,13 +76,13 @@ impl Work {
 }
 
 impl Aggregates {
-    /// The aggregates of a machine whose running jobs end by `busy` and that has no planned
-    /// job yet.
-    fn of_running(busy: &[Time], now: Time) -> Self {
+    /// The aggregates of a machine whose latest running (or last) job ends at `max_end` and
+    /// that has no planned job yet.
+    fn of_running(max_end: Time) -> Self {
         // The latest end of a running job, never `now`: aggregates must not depend on when
         // they were computed.
         Aggregates {
-            max_end: busy.iter().copied().max().unwrap_or(now),
+            max_end,
             ..Aggregates::default()
         }
     }
@@ -98,11 +103,13 @@ impl Aggregates {
 /// Reusable buffers, so that no operation allocates in steady state.
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
+    /// The literal compaction's per-CPU (free time, CPU id) pairs ([`compact`] only).
     free: Vec<(Time, u32)>,
     merged: Vec<(Time, u32)>,
-    events: Vec<(Time, i32)>,
+    /// A profile's events: (time, usage change, events at that time).
+    events: Vec<(Time, i32, u32)>,
     /// A list-scheduling state being advanced past a checkpoint (a candidate's, or a replay).
-    row: Vec<Time>,
+    row: Vec<CpuClass>,
     /// The jobs a re-compaction moved: `(old start, old end, new start, new end, CPUs)`.
     moves: Vec<(Time, Time, Time, Time, i32)>,
     /// A candidate's planned list (the from-scratch compaction of [`compact`]).
@@ -113,9 +120,9 @@ pub struct Scratch {
 /// the `procs` CPUs with the smallest (free time, CPU id) and starts at the later of its
 /// predecessor's start and the latest of those free times. Returns the list's aggregates.
 ///
-/// This is the literal list scheduling, CPU by CPU, from the start of the list. The schedules
-/// run the equivalent checkpointed form ([`MachineSchedule`]); this one is its oracle in the
-/// tests.
+/// This is the literal list scheduling, CPU by CPU (`busy` has one entry per CPU), from the
+/// start of the list. The schedules run the equivalent checkpointed form on classes of CPUs
+/// ([`MachineSchedule`]); this one is its oracle in the tests.
 pub fn compact(
     busy: &[Time],
     jobs: &mut [PlannedJob],
@@ -133,7 +140,7 @@ pub fn compact(
     // Kept sorted by (free time, CPU id): the r smallest pairs are the first r, and after a
     // job takes them they only need merging back.
     free.sort_unstable();
-    let mut agg = Aggregates::of_running(busy, now);
+    let mut agg = Aggregates::of_running(busy.iter().copied().max().unwrap_or(now));
     let mut prev = now;
     for job in jobs.iter_mut() {
         let r = job.procs as usize;
@@ -177,32 +184,6 @@ fn merge_taken(free: &mut Vec<(Time, u32)>, r: usize, merged: &mut Vec<(Time, u3
     std::mem::swap(free, merged);
 }
 
-/// One step of list scheduling on the sorted free times of a machine's CPUs: a job of `r`
-/// CPUs running `duration` after a predecessor that started at `prev`. Returns its start and
-/// end and leaves `free` sorted.
-///
-/// Only the multiset of free times decides starts and ends: which CPUs of equal free time a
-/// job takes (the CPU-id tie rule of [`compact`]) changes none of them, so the checkpoints
-/// keep times alone. The `r` earliest CPUs all become free at `end ≥ free[r − 1]`: the rest
-/// shift down to the first time not before `end`, and `end` fills the `r` slots after them,
-/// in `O(R)` without a sort.
-#[inline]
-fn place_on(free: &mut [Time], r: usize, duration: Time, prev: Time) -> (Time, Time) {
-    debug_assert!(r >= 1 && r <= free.len(), "job wider than its machine");
-    let start = prev.max(free[r - 1]);
-    let end = start + duration;
-    take(free, r, end);
-    (start, end)
-}
-
-/// The `r` earliest free times of the sorted `free` become `end` (not before any of them).
-#[inline]
-fn take(free: &mut [Time], r: usize, end: Time) {
-    let k = free[r..].iter().take_while(|&&t| t < end).count();
-    free.copy_within(r..r + k, 0);
-    free[k..k + r].fill(end);
-}
-
 /// Where the earliest suitable gap is: the start time and the list position that puts the job
 /// there without moving any other job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,34 +199,47 @@ pub struct Gap {
 ///
 /// - **Compaction checkpoints.** List scheduling is a left-to-right pass, so a change at
 ///   position `p` leaves the jobs before `p` and the state the pass had reached there
-///   unchanged. The schedule keeps that state (the sorted free times of the CPUs) before
-///   every `stride`-th job, after the last job (`tail`), and the aggregates of every prefix,
-///   so that inserting or removing at `p`, or evaluating an EDF candidate there, compacts
-///   only from `p`: from the tail in `O(1)` when `p` is the end of the list (every EDF
-///   candidate of re-computation, whose jobs come in deadline order). `stride` is 1 up to 16
-///   CPUs and grows with the machine, so that the checkpoints cost about 16 times per job.
+///   unchanged. The schedule keeps that state (the CPUs' free times, as classes) before some
+///   jobs, after the last job (`tail`), and the aggregates of every prefix, so that inserting
+///   or removing at `p`, or evaluating an EDF candidate there, compacts only from `p`: from
+///   the tail when `p` is the end of the list (every EDF candidate of re-computation, whose
+///   jobs come in deadline order). A state is stored before job `k` when the jobs since the
+///   last stored one number at least its classes / 16, so the rows cost about 16 classes per
+///   job and a replay from one passes that many jobs at most; the
+///   rule reads only the pass itself, so a partial recompaction stores the rows a full one
+///   would.
 /// - **The used-CPU step profile** of the earliest-gap search, updated in place when a job
 ///   is inserted or removed without moving any other (an EG placement, an append, the
 ///   removal of a last job), rebuilt otherwise on the next query.
 ///
 /// The work counters count what the from-scratch algorithms count (the whole list per
 /// compaction), so the work metric does not depend on these caches.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct MachineSchedule {
-    /// Per CPU: when its running job ends (at most now when idle).
-    busy: Vec<Time>,
+    cpus: u32,
+    /// When the CPUs' running jobs end, as classes in decreasing time; CPUs idle at the last
+    /// start are one class (at most `now` when idle).
+    busy: Vec<CpuClass>,
+    /// The latest end of a job that ran or runs here, or the time the machine was made: the
+    /// aggregates' `max_end` without planned jobs (the idle CPUs' times are folded).
+    busy_max: Time,
     /// Planned jobs in list order, compacted.
     planned: Vec<PlannedJob>,
     agg: Aggregates,
-    /// Jobs between two stored checkpoint rows.
-    stride: usize,
-    /// Row `q` (`R` times from `q · R`): the sorted free times before job `q · stride`, for
-    /// every such job of the list.
-    rows: Vec<Time>,
+    /// The stored checkpoint rows in list order: `(job k, offset in rows)`, row `i` running
+    /// to the next one's offset (or the end): the free times before job `k`. The first is
+    /// job 0's whenever the list is not empty.
+    ckpts: Vec<(usize, usize)>,
+    rows: Vec<CpuClass>,
     /// `prefix[k]`: the aggregates of the running jobs and `planned[..k]` (`len + 1` entries).
     prefix: Vec<Aggregates>,
-    /// The sorted free times after the last planned job.
-    tail: Vec<Time>,
+    /// The free times after the last planned job.
+    tail: Vec<CpuClass>,
+    /// On a machine of at most [`RANKED_CPUS`] CPUs, the tail's free times one per CPU in
+    /// increasing order (empty on larger ones), so that the candidate at the end of the list
+    /// (every EDF candidate of re-computation) reads its start in `O(1)` as the per-CPU
+    /// layout did, instead of walking the classes.
+    tail_rank: Vec<Time>,
     /// The time the checkpoints were computed at (`None`: stale).
     ckpt_at: Option<Time>,
     /// The used-CPU step profile (valid for one `now`). incr-EG-EDF asks every machine and
@@ -258,36 +252,112 @@ pub struct MachineSchedule {
     latest_deadline: Option<(bool, Time)>,
 }
 
+/// Checkpoint rows cost about this many classes per planned job ([`MachineSchedule`]).
+const ROW_BUDGET: usize = 16;
+
+/// Machines up to this many CPUs keep their tail's free times per CPU as well.
+const RANKED_CPUS: u32 = 64;
+
+/// Whether the list-scheduling pass stores its state before job `k`, having stored the last
+/// one before job `last` (`None`: none yet), when the state has `classes` classes.
+#[inline]
+fn stores_row(k: usize, last: Option<usize>, classes: usize) -> bool {
+    last.is_none_or(|last| (k - last) * ROW_BUDGET >= classes)
+}
+
 /// A deadline's place in EDF order: no deadline counts as +∞, after every deadline.
 #[inline]
 fn deadline_key(deadline: Option<Time>) -> (bool, Time) {
     (deadline.is_none(), deadline.unwrap_or(0))
 }
 
+/// Field by field, with a `clone_from` that reuses the target's buffers: Tabu search copies the
+/// whole grid's schedule at every call (the paper's setup cost) into the same spare copy, and
+/// a derived `clone_from` would allocate every buffer of every machine again.
+impl Clone for MachineSchedule {
+    fn clone(&self) -> Self {
+        MachineSchedule {
+            cpus: self.cpus,
+            busy: self.busy.clone(),
+            busy_max: self.busy_max,
+            planned: self.planned.clone(),
+            agg: self.agg,
+            ckpts: self.ckpts.clone(),
+            rows: self.rows.clone(),
+            prefix: self.prefix.clone(),
+            tail: self.tail.clone(),
+            tail_rank: self.tail_rank.clone(),
+            ckpt_at: self.ckpt_at,
+            profile: self.profile.clone(),
+            latest_deadline: self.latest_deadline,
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.cpus = src.cpus;
+        self.busy.clone_from(&src.busy);
+        self.busy_max = src.busy_max;
+        self.planned.clone_from(&src.planned);
+        self.agg = src.agg;
+        self.ckpts.clone_from(&src.ckpts);
+        self.rows.clone_from(&src.rows);
+        self.prefix.clone_from(&src.prefix);
+        self.tail.clone_from(&src.tail);
+        self.tail_rank.clone_from(&src.tail_rank);
+        self.ckpt_at = src.ckpt_at;
+        self.profile.clone_from(&src.profile);
+        self.latest_deadline = src.latest_deadline;
+    }
+}
+
 /// Two schedules are equal when their CPUs, lists and aggregates are; the checkpoints and the
 /// cached profile are not part of the value.
 impl PartialEq for MachineSchedule {
     fn eq(&self, other: &Self) -> bool {
-        self.busy == other.busy && self.planned == other.planned && self.agg == other.agg
+        self.cpus == other.cpus
+            && self.busy == other.busy
+            && self.busy_max == other.busy_max
+            && self.planned == other.planned
+            && self.agg == other.agg
     }
 }
 
 impl MachineSchedule {
     /// An idle machine of `cpus` CPUs at time `now`.
     pub fn new(cpus: u32, now: Time) -> Self {
-        let busy = vec![now; cpus as usize];
-        let agg = Aggregates::of_running(&busy, now);
-        MachineSchedule {
+        let busy = if cpus == 0 {
+            Vec::new()
+        } else {
+            vec![CpuClass { until: now, cpus }]
+        };
+        let agg = Aggregates::of_running(now);
+        let mut m = MachineSchedule {
+            cpus,
             tail: busy.clone(),
+            tail_rank: Vec::new(),
             busy,
+            busy_max: now,
             planned: Vec::new(),
             agg,
-            stride: (cpus as usize / 16).max(1),
+            ckpts: Vec::new(),
             rows: Vec::new(),
             prefix: vec![agg],
             ckpt_at: Some(now),
             profile: UsageProfile::default(),
             latest_deadline: None,
+        };
+        m.refresh_tail_rank();
+        m
+    }
+
+    /// Recomputes [`MachineSchedule::tail_rank`] after the tail changed.
+    fn refresh_tail_rank(&mut self) {
+        self.tail_rank.clear();
+        if self.cpus <= RANKED_CPUS {
+            for c in self.tail.iter().rev() {
+                self.tail_rank
+                    .extend(std::iter::repeat_n(c.until, c.cpus as usize));
+            }
         }
     }
 
@@ -298,7 +368,7 @@ impl MachineSchedule {
 
     /// Number of CPUs.
     pub fn cpus(&self) -> u32 {
-        self.busy.len() as u32
+        self.cpus
     }
 
     /// The planned jobs, in list order, with their compacted starts.
@@ -306,9 +376,16 @@ impl MachineSchedule {
         &self.planned
     }
 
-    /// Per CPU, when its running job ends.
-    pub fn busy(&self) -> &[Time] {
+    /// When the CPUs' running jobs end: classes of CPUs with one busy-until time, in
+    /// decreasing time, whose counts sum to [`MachineSchedule::cpus`]. CPUs idle since before
+    /// the last start of a job are one class with a time at most that start.
+    pub fn busy(&self) -> &[CpuClass] {
         &self.busy
+    }
+
+    /// The latest end of a job that ran or runs on the machine (its creation time if none).
+    pub fn busy_max(&self) -> Time {
+        self.busy_max
     }
 
     /// The aggregates of the current (compacted) list.
@@ -325,21 +402,20 @@ impl MachineSchedule {
     /// Compacts the whole list at `now` and stores every checkpoint. Returns whether a job's
     /// start changed (then the profile is dropped).
     fn rebuild(&mut self, now: Time) -> bool {
-        let r = self.busy.len();
-        self.tail.clear();
-        self.tail.extend(self.busy.iter().map(|&b| b.max(now)));
-        self.tail.sort_unstable();
+        fold_at(&self.busy, now, &mut self.tail);
         self.rows.clear();
+        self.ckpts.clear();
         self.prefix.clear();
-        let mut agg = Aggregates::of_running(&self.busy, now);
+        let mut agg = Aggregates::of_running(self.busy_max);
         self.prefix.push(agg);
         let mut prev = now;
         let mut moved = false;
         for (k, job) in self.planned.iter_mut().enumerate() {
-            if k % self.stride == 0 {
-                self.rows.extend_from_slice(&self.tail[..r]);
+            if stores_row(k, self.ckpts.last().map(|c| c.0), self.tail.len()) {
+                self.ckpts.push((k, self.rows.len()));
+                self.rows.extend_from_slice(&self.tail);
             }
-            let (start, end) = place_on(&mut self.tail, job.procs as usize, job.duration, prev);
+            let (start, end) = place_on(&mut self.tail, job.procs, job.duration, prev);
             moved |= start != job.start;
             job.start = start;
             job.end = end;
@@ -348,6 +424,7 @@ impl MachineSchedule {
             self.prefix.push(agg);
         }
         self.agg = agg;
+        self.refresh_tail_rank();
         self.ckpt_at = Some(now);
         if moved {
             self.profile.invalidate();
@@ -368,19 +445,25 @@ impl MachineSchedule {
 
     /// The list-scheduling state before job `p` of the current list (`p ≤ len`) into `out`,
     /// from the nearest checkpoint at or before it.
-    fn state_before(&self, p: usize, out: &mut Vec<Time>) {
+    fn state_before(&self, p: usize, out: &mut Vec<CpuClass>) {
         out.clear();
         if p == self.planned.len() {
             out.extend_from_slice(&self.tail);
             return;
         }
-        let r = self.busy.len();
-        let q = p / self.stride;
-        out.extend_from_slice(&self.rows[q * r..(q + 1) * r]);
+        let i = self.ckpts.partition_point(|c| c.0 <= p) - 1;
+        out.extend_from_slice(self.row(i));
         // Replay the jobs between the checkpoint and `p` with their known ends.
-        for job in &self.planned[q * self.stride..p] {
-            take(out, job.procs as usize, job.end);
+        for job in &self.planned[self.ckpts[i].0..p] {
+            take(out, job.procs, job.end);
         }
+    }
+
+    /// Checkpoint row `i`.
+    fn row(&self, i: usize) -> &[CpuClass] {
+        let from = self.ckpts[i].1;
+        let to = self.ckpts.get(i + 1).map_or(self.rows.len(), |c| c.1);
+        &self.rows[from..to]
     }
 
     /// Re-compacts from position `p` after the list changed there (an insertion or a
@@ -391,14 +474,17 @@ impl MachineSchedule {
         &mut self,
         p: usize,
         skip_from: usize,
-        mut state: Vec<Time>,
+        mut state: Vec<CpuClass>,
         now: Time,
         moves: &mut Vec<(Time, Time, Time, Time, i32)>,
-    ) -> Vec<Time> {
+    ) -> Vec<CpuClass> {
         moves.clear();
-        let r = self.busy.len();
         // Rows of jobs before `p` stay; the rest are rewritten.
-        self.rows.truncate(p.div_ceil(self.stride) * r);
+        let kept = self.ckpts.partition_point(|c| c.0 < p);
+        if let Some(&(_, offset)) = self.ckpts.get(kept) {
+            self.rows.truncate(offset);
+        }
+        self.ckpts.truncate(kept);
         self.prefix.truncate(p + 1);
         let mut agg = self.prefix[p];
         let mut prev = if p == 0 {
@@ -407,10 +493,11 @@ impl MachineSchedule {
             self.planned[p - 1].start
         };
         for (k, job) in self.planned.iter_mut().enumerate().skip(p) {
-            if k % self.stride == 0 {
+            if stores_row(k, self.ckpts.last().map(|c| c.0), state.len()) {
+                self.ckpts.push((k, self.rows.len()));
                 self.rows.extend_from_slice(&state);
             }
-            let (start, end) = place_on(&mut state, job.procs as usize, job.duration, prev);
+            let (start, end) = place_on(&mut state, job.procs, job.duration, prev);
             if k >= skip_from && start != job.start {
                 moves.push((job.start, job.end, start, end, job.procs as i32));
             }
@@ -423,6 +510,7 @@ impl MachineSchedule {
         self.agg = agg;
         // The final state is the new tail; the old tail's buffer goes back to the caller.
         std::mem::swap(&mut self.tail, &mut state);
+        self.refresh_tail_rank();
         state
     }
 
@@ -491,7 +579,7 @@ impl MachineSchedule {
                 .rebuild(&self.busy, &self.planned, now, &mut scratch.events);
         }
         self.profile
-            .first_fit(self.busy.len(), procs, duration, now, work)
+            .first_fit(self.cpus as usize, procs, duration, now, work)
     }
 
     /// The list position of a gap starting at `start`: before the first planned job starting
@@ -581,16 +669,19 @@ impl MachineSchedule {
             into.clone_from(self);
             return into.remove(position, now, scratch, work);
         }
-        let r = self.busy.len();
+        into.cpus = self.cpus;
         into.busy.clone_from(&self.busy);
+        into.busy_max = self.busy_max;
         into.planned.clone_from(&self.planned);
         into.agg = self.agg;
-        into.stride = self.stride;
         into.latest_deadline = self.latest_deadline;
-        // The row `position` starts from, and the prefix aggregates up to it.
-        let q = position / self.stride;
+        // The rows up to the one `position` starts from, and the prefix aggregates up to it.
+        let last = self.ckpts.partition_point(|c| c.0 <= position);
+        into.ckpts.clear();
+        into.ckpts.extend_from_slice(&self.ckpts[..last]);
+        let rows_end = self.ckpts.get(last).map_or(self.rows.len(), |c| c.1);
         into.rows.clear();
-        into.rows.extend_from_slice(&self.rows[..(q + 1) * r]);
+        into.rows.extend_from_slice(&self.rows[..rows_end]);
         into.prefix.clear();
         into.prefix.extend_from_slice(&self.prefix[..=position]);
         // The tail is recomputed by the removal.
@@ -603,11 +694,11 @@ impl MachineSchedule {
     pub fn drain_planned(&mut self, now: Time, out: &mut Vec<PlannedJob>) {
         out.append(&mut self.planned);
         self.latest_deadline = None;
-        self.agg = Aggregates::of_running(&self.busy, now);
+        self.agg = Aggregates::of_running(self.busy_max);
         // The checkpoints of the empty list: the CPUs' free times.
-        self.tail.clear();
-        self.tail.extend(self.busy.iter().map(|&b| b.max(now)));
-        self.tail.sort_unstable();
+        fold_at(&self.busy, now, &mut self.tail);
+        self.refresh_tail_rank();
+        self.ckpts.clear();
         self.rows.clear();
         self.prefix.clear();
         self.prefix.push(self.agg);
@@ -630,15 +721,19 @@ impl MachineSchedule {
         let len = self.planned.len();
         // What compacting the whole candidate list counts.
         work.compacted += len as u64 + 1;
-        let r = job.procs as usize;
+        let r = job.procs;
         let prev = if position == 0 {
             now
         } else {
             self.planned[position - 1].start
         };
         if position == len {
-            debug_assert!(r >= 1 && r <= self.tail.len(), "job wider than its machine");
-            let end = prev.max(self.tail[r - 1]) + job.duration;
+            debug_assert!(r >= 1 && r <= self.cpus, "job wider than its machine");
+            let free = match self.tail_rank.get(r as usize - 1) {
+                Some(&t) => t,
+                None => kth(&self.tail, r),
+            };
+            let end = prev.max(free) + job.duration;
             return (self.agg.with_job(end, job.deadline), end);
         }
         let mut state = std::mem::take(&mut scratch.row);
@@ -647,7 +742,7 @@ impl MachineSchedule {
         let mut agg = self.prefix[position].with_job(job_end, job.deadline);
         let mut prev = start;
         for j in &self.planned[position..] {
-            let (start, end) = place_on(&mut state, j.procs as usize, j.duration, prev);
+            let (start, end) = place_on(&mut state, j.procs, j.duration, prev);
             prev = start;
             agg = agg.with_job(end, j.deadline);
         }
@@ -662,9 +757,9 @@ impl MachineSchedule {
     }
 
     /// Starts every planned job whose compacted start is `now` (a prefix of the list): their
-    /// CPUs (the same the compaction chose) become busy until their ends. Pushes them to
-    /// `started`.
-    pub fn start_due(&mut self, now: Time, scratch: &mut Scratch, started: &mut Vec<PlannedJob>) {
+    /// CPUs (as many free CPUs as the compaction chose) become busy until their ends. Pushes
+    /// them to `started`.
+    pub fn start_due(&mut self, now: Time, _scratch: &mut Scratch, started: &mut Vec<PlannedJob>) {
         let due = self.planned.iter().take_while(|j| j.start == now).count();
         if due == 0 {
             return;
@@ -673,25 +768,18 @@ impl MachineSchedule {
         // the schedule's.
         let keep_profile = self.profile.advance(now);
         self.ckpt_at = None;
-        let free = &mut scratch.free;
-        free.clear();
-        free.extend(
-            self.busy
-                .iter()
-                .enumerate()
-                .map(|(c, &b)| (b.max(now), c as u32)),
-        );
+        // The CPUs idle now are one class at `now`: a due job takes from it.
+        fold_in_place(&mut self.busy, now);
         for job in &self.planned[..due] {
-            let r = job.procs as usize;
             if keep_profile {
                 self.profile.started(now, job.end, job.procs);
             }
-            free.select_nth_unstable(r - 1);
-            debug_assert!(free[r - 1].0 <= now, "a due job's CPUs are free now");
-            for f in &mut free[..r] {
-                f.0 = job.end;
-                self.busy[f.1 as usize] = job.end;
-            }
+            debug_assert!(
+                kth(&self.busy, job.procs) <= now,
+                "a due job's CPUs are free now"
+            );
+            take(&mut self.busy, job.procs, job.end);
+            self.busy_max = self.busy_max.max(job.end);
         }
         started.extend(self.planned.drain(..due));
         self.refresh_latest_deadline();
@@ -715,6 +803,15 @@ impl MachineSchedule {
     /// checkpoints equal the rows, prefix aggregates and tail of a full compaction whose
     /// starts are the planned ones, and a valid profile equals the one built afresh.
     pub fn check_caches(&self, now: Time) -> Result<(), String> {
+        let classes_valid = self.busy.windows(2).all(|w| w[0].until > w[1].until)
+            && self.busy.iter().all(|c| c.cpus > 0)
+            && crate::free::total(&self.busy) == u64::from(self.cpus);
+        if !classes_valid {
+            return Err(format!(
+                "busy classes {:?} are not {} CPUs in decreasing time",
+                self.busy, self.cpus
+            ));
+        }
         let latest = self.planned.iter().map(|j| deadline_key(j.deadline)).max();
         if latest != self.latest_deadline {
             return Err(format!(
@@ -736,10 +833,21 @@ impl MachineSchedule {
                     self.agg, self.prefix, fresh.agg, fresh.prefix
                 ));
             }
-            if fresh.rows != self.rows || fresh.tail != self.tail {
+            if fresh.ckpts != self.ckpts
+                || fresh.rows != self.rows
+                || fresh.tail != self.tail
+                || fresh.tail_rank != self.tail_rank
+            {
                 return Err(format!(
-                    "checkpoint rows differ: {:?} / {:?} vs {:?} / {:?}",
-                    self.rows, self.tail, fresh.rows, fresh.tail
+                    "checkpoint rows differ: {:?} {:?} / {:?} {:?} vs {:?} {:?} / {:?} {:?}",
+                    self.ckpts,
+                    self.rows,
+                    self.tail,
+                    self.tail_rank,
+                    fresh.ckpts,
+                    fresh.rows,
+                    fresh.tail,
+                    fresh.tail_rank
                 ));
             }
         }
@@ -774,14 +882,7 @@ pub fn earliest_gap_from_scratch(
         &mut Vec::new(),
         &mut steps,
     );
-    let start = first_fit(
-        &steps,
-        machine.busy.len() as i32,
-        procs,
-        duration,
-        now,
-        work,
-    );
+    let start = first_fit(&steps, machine.cpus as i32, procs, duration, now, work);
     let position = machine.planned.partition_point(|j| j.start <= start);
     Gap { start, position }
 }

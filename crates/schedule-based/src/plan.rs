@@ -203,6 +203,9 @@ pub struct GridSchedule {
     scratch: Scratch,
     /// A machine schedule reused for Tabu search's "source without the moved job".
     spare: MachineSchedule,
+    /// The machine schedules Tabu search's setup copies the schedule into (the last call's
+    /// replaced schedule, so that the copy reuses its buffers instead of allocating them).
+    tabu_copy: Vec<MachineSchedule>,
     /// Tabu search: membership of the tabu FIFO, by job index.
     tabu_mark: Vec<bool>,
     pub work: Work,
@@ -236,6 +239,7 @@ impl GridSchedule {
             durations: Durations::default(),
             scratch: Scratch::default(),
             spare: MachineSchedule::new(1, now),
+            tabu_copy: Vec::new(),
             tabu_mark: Vec::new(),
             work: Work::default(),
         }
@@ -662,12 +666,14 @@ impl GridSchedule {
         rng: &mut SimRng,
     ) {
         // Setup: the working copy, compacted and evaluated afresh.
-        let mut copy = self.machines.clone();
+        let mut copy = std::mem::take(&mut self.tabu_copy);
+        copy.clone_from(&self.machines);
         for m in &mut copy {
             m.compact(now, &mut self.scratch, &mut self.work);
         }
         debug_assert_eq!(copy, self.machines, "the schedule is always compacted");
-        self.machines = copy;
+        std::mem::swap(&mut self.machines, &mut copy);
+        self.tabu_copy = copy;
         self.refresh_totals();
         let eps = self.config.epsilon;
         let n = self.machines.len();

@@ -27,9 +27,17 @@ fn planned(index: u32, procs: u32, duration: Time, deadline: Option<Time>) -> Pl
     }
 }
 
+/// The machine's busy-until times, one per CPU (in some order: CPU identity is not kept).
+fn busy_per_cpu(m: &MachineSchedule) -> Vec<Time> {
+    m.busy()
+        .iter()
+        .flat_map(|c| std::iter::repeat_n(c.until, c.cpus as usize))
+        .collect()
+}
+
 /// Brute force: CPUs in use at `t` by the running CPUs and the planned jobs.
 fn used_at(m: &MachineSchedule, t: Time) -> u32 {
-    let running = m.busy().iter().filter(|&&b| b > t).count() as u32;
+    let running = busy_per_cpu(m).iter().filter(|&&b| b > t).count() as u32;
     let planned: u32 = m
         .planned()
         .iter()
@@ -43,7 +51,7 @@ fn used_at(m: &MachineSchedule, t: Time) -> u32 {
 /// free over `[t, t + d)`, checked at every instant where the profile changes.
 fn brute_earliest(m: &MachineSchedule, procs: u32, d: Time, now: Time) -> Time {
     let mut times: Vec<Time> = vec![now];
-    times.extend(m.busy().iter().copied().filter(|&b| b > now));
+    times.extend(busy_per_cpu(m).into_iter().filter(|&b| b > now));
     times.extend(m.planned().iter().flat_map(|j| [j.start, j.end]));
     times.sort_unstable();
     times.dedup();
@@ -114,8 +122,21 @@ fn literal(
     gridsched_schedule_based::machine::Aggregates,
 ) {
     let mut list = list.to_vec();
+    // The literal compaction reads the latest end of a job that ran here from the CPUs'
+    // times, which the classes fold to a start when the CPUs are idle: idle CPUs get times
+    // not after it, and one of them carries it when it is past.
+    let max_end = m.busy_max();
+    let mut busy: Vec<Time> = busy_per_cpu(m)
+        .into_iter()
+        .map(|t| if t <= now { t.min(max_end) } else { t })
+        .collect();
+    if max_end <= now
+        && let Some(b) = busy.first_mut()
+    {
+        *b = max_end;
+    }
     let agg = compact(
-        m.busy(),
+        &busy,
         &mut list,
         now,
         &mut Scratch::default(),
