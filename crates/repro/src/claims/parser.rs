@@ -214,6 +214,7 @@ pub(crate) fn parse_program(src: &str, mode: Mode) -> PResult<Program> {
         vars: Vec::new(),
         next_cmp: 0,
         next_fn: 0,
+        depth: 0,
     };
     let mut expr = p.parse_expr(0)?;
     let t = p.peek();
@@ -538,6 +539,12 @@ const BP_ADD: u8 = 5;
 const BP_MUL: u8 = 6;
 const BP_NEG: u8 = 7;
 
+/// How deeply sub-expressions may nest (parentheses, `not`, unary `-`, operands, arguments).
+/// The parser and the evaluator recurse once per level, so without a bound a long run of
+/// `(((` or `- - -` overflows the stack instead of being refused; no real claim nests past
+/// a handful of levels.
+pub(crate) const MAX_DEPTH: usize = 64;
+
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
@@ -545,6 +552,8 @@ struct Parser {
     vars: Vec<String>,
     next_cmp: usize,
     next_fn: usize,
+    /// Nesting of `parse_expr` calls, bounded by [`MAX_DEPTH`].
+    depth: usize,
 }
 
 fn want(e: &Expr, ty: Ty, ctx: &str) -> PResult<()> {
@@ -587,7 +596,28 @@ impl Parser {
         }
     }
 
+    /// One more level of nesting at column `col`, refused past [`MAX_DEPTH`].
+    fn descend(&mut self, col: usize) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            return Err((
+                col,
+                format!("expression nested more than {MAX_DEPTH} levels deep"),
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
     fn parse_expr(&mut self, min_bp: u8) -> PResult<Expr> {
+        let saved = self.depth;
+        let e = self
+            .descend(self.peek().col)
+            .and_then(|()| self.parse_expr_at(min_bp));
+        self.depth = saved;
+        e
+    }
+
+    fn parse_expr_at(&mut self, min_bp: u8) -> PResult<Expr> {
         let mut lhs = self.parse_prefix()?;
         let mut after_cmp = false;
         loop {
@@ -609,6 +639,9 @@ impl Parser {
             if lbp < min_bp {
                 break;
             }
+            // Each operator applied here deepens the left operand's tree by one, which the
+            // evaluator recurses through as it does through parentheses (`1+1+1+...`).
+            self.descend(t.col)?;
             self.next();
             match t.tok {
                 Tok::Ident(w) => {

@@ -314,6 +314,29 @@ fn parse_errors_have_columns() {
     err_at("x > 1e", 6, "malformed exponent");
 }
 
+/// Found by `fuzz/fuzz_targets/claims.rs`: a long run of `(`, `not`, `-` or chained operators
+/// overflowed the stack (parser and evaluator recurse per level). Deep nesting is refused with
+/// a column; the deepest accepted expressions still parse and evaluate.
+#[test]
+fn nesting_is_bounded_not_a_stack_overflow() {
+    use super::parser::MAX_DEPTH;
+    let deep =
+        |open: &str, close: &str, n: usize| format!("{}1{} > 0", open.repeat(n), close.repeat(n));
+    for n in [MAX_DEPTH + 1, 5_000] {
+        for (open, close) in [("(", ")"), ("-", ""), ("abs(", ")"), ("max(0, ", ")")] {
+            let e = perr(&deep(open, close, n));
+            assert!(e.to_string().contains("nested more than"), "{open}: {e}");
+        }
+        let e = perr(&format!("not {}", "not ".repeat(n) + "true"));
+        assert!(e.to_string().contains("nested more than"), "{e}");
+        let e = perr(&format!("1{} > 0", " + 1".repeat(n)));
+        assert!(e.to_string().contains("nested more than"), "{e}");
+    }
+    // Well inside the bound: parses and evaluates.
+    assert!(truth(&deep("(", ")", MAX_DEPTH / 2)));
+    assert!(truth(&format!("1{} == 17", " + 1".repeat(16))));
+}
+
 #[test]
 fn error_display_has_claim_id_column_and_caret() {
     let e = perr("loss[a] > foo(1)");
