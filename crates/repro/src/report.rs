@@ -315,6 +315,23 @@ fn escape_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
+/// The last invocation's wall time, saying when it resumed most of the work from a journal (its
+/// seconds then cover only the items it computed, not the run).
+fn wall_time(e: &ExperimentResults) -> String {
+    let Some(wall) = e.meta_field("wall_seconds").as_f64() else {
+        return "? s".to_string();
+    };
+    let computed = e.meta_field("work_items_computed").as_u64();
+    let resumed = e.meta_field("work_items_resumed").as_u64();
+    match (computed, resumed) {
+        (Some(c), Some(r)) if r > 0 => format!(
+            "{wall:.1} s for the {c} of {} work items its last invocation computed ({r} resumed from the journal)",
+            c + r
+        ),
+        _ => format!("{wall:.1} s"),
+    }
+}
+
 fn experiment_section(e: &ExperimentResults, project: &Project) -> String {
     let exp = e.exp;
     let mut t = String::new();
@@ -330,13 +347,11 @@ fn experiment_section(e: &ExperimentResults, project: &Project) -> String {
     }
     writeln!(
         t,
-        "- **Scale:** {} — {} replications × {} jobs per point; wall time {} s on {}; revision {}.",
+        "- **Scale:** {} — {} replications × {} jobs per point; wall time {} on {}; revision {}.",
         scale.name(),
         e.meta_field("replications"),
         e.meta_field("jobs_per_replication"),
-        e.meta_field("wall_seconds")
-            .as_f64()
-            .map_or("?".to_string(), |w| format!("{w:.1}")),
+        wall_time(e),
         e.meta_field("machine").as_str().unwrap_or("?"),
         revision_cell(e.meta_field("git_revision").as_str().unwrap_or("?")),
     )
