@@ -13,10 +13,11 @@ use gridsched_reservation::coalloc::{
     LengthField, MAX_QUANTA, MAX_RANGE_TREE_SERVERS, MAX_SERVERS, RequestSetReport, audit,
     make_advance_reservations, request_from_swf, requests_from_swf,
 };
-use gridsched_sim::{MAX_SECONDS, MAX_SECONDS_TEXT, StreamKey};
+use gridsched_sim::StreamKey;
 use gridsched_workload::swf::{SwfLog, stream_each};
 
 use crate::input::logs::LogFile;
+use crate::input::values::parse_duration_s;
 
 /// Table 5.1's machine sizes for the thesis's logs (used when `--servers` is not given).
 const TABLE_5_1: [(&str, u32); 3] = [("CTC", 512), ("KTH", 128), ("HPC2N", 240)];
@@ -69,17 +70,17 @@ pub struct CoallocArgs {
     #[arg(long, default_value_t = 0.0)]
     ar_fraction: f64,
     /// Longest advance-reservation lead (e.g. 3h).
-    #[arg(long, default_value = "3h", value_parser = parse_duration)]
+    #[arg(long, default_value = "3h", value_parser = parse_duration_s)]
     ar_lead: i64,
     /// Quantum length l_q (e.g. 15m, 900s, 1h).
-    #[arg(long, default_value = "15m", value_parser = parse_duration)]
+    #[arg(long, default_value = "15m", value_parser = parse_duration_s)]
     quantum: i64,
     /// Scheduling horizon H (e.g. 50h); Q = ceil(H / l_q) quanta, at most 65536 (every idle
     /// period is stored in each quantum it spans).
-    #[arg(long, default_value = "50h", value_parser = parse_duration)]
+    #[arg(long, default_value = "50h", value_parser = parse_duration_s)]
     horizon: i64,
     /// Retry step Δt added to s_r after a failed attempt.
-    #[arg(long, default_value = "15m", value_parser = parse_duration)]
+    #[arg(long, default_value = "15m", value_parser = parse_duration_s)]
     retry_step: i64,
     /// Retries before a hold (default Q/2).
     #[arg(long)]
@@ -109,42 +110,6 @@ pub struct CoallocArgs {
     /// Per-job CSV (written atomically; `-` for standard output).
     #[arg(long)]
     out: PathBuf,
-}
-
-/// A duration: a number with an optional unit `s` (default), `m`, `h` or `d`, e.g. `15m`,
-/// `50h`, `900s`, `1.5h`, `900`. Rounded to whole seconds; from 1 s to
-/// [`MAX_SECONDS`] (10^12 s).
-pub fn parse_duration(text: &str) -> Result<i64, String> {
-    let t = text.trim();
-    let (num, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(i) => t.split_at(i),
-        None => (t, "s"),
-    };
-    let factor = match unit.trim() {
-        "s" | "sec" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        "d" => 86400.0,
-        u => {
-            return Err(format!(
-                "`{text}`: unknown unit `{u}` (use s, m, h or d, e.g. 15m)"
-            ));
-        }
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration (e.g. 15m, 50h, 900s)"))?;
-    let secs = (v * factor).round();
-    if secs > MAX_SECONDS as f64 {
-        return Err(format!(
-            "`{text}` is too large: a duration must be at most {MAX_SECONDS_TEXT}"
-        ));
-    }
-    if secs.is_nan() || secs < 1.0 {
-        return Err(format!("`{text}`: a duration must be at least 1 s"));
-    }
-    Ok(secs as i64)
 }
 
 /// The log's requests and each one's line in the log (for errors), and the log itself without
@@ -357,39 +322,4 @@ pub fn run(args: CoallocArgs) -> Result<()> {
         crate::out::display(&args.out)
     );
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_duration;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("15m"), Ok(900));
-        assert_eq!(parse_duration("50h"), Ok(180_000));
-        assert_eq!(parse_duration("900s"), Ok(900));
-        assert_eq!(parse_duration("900"), Ok(900));
-        assert_eq!(parse_duration("1.5h"), Ok(5400));
-        assert_eq!(parse_duration("2d"), Ok(172_800));
-        assert!(parse_duration("15x").unwrap_err().contains("unknown unit"));
-        assert!(parse_duration("abc").unwrap_err().contains("unknown unit"));
-        assert!(parse_duration("h").unwrap_err().contains("not a duration"));
-        assert!(parse_duration("0m").unwrap_err().contains("at least 1 s"));
-        assert!(parse_duration("-5m").unwrap_err().contains("at least 1 s"));
-        assert_eq!(
-            parse_duration("106751991167300d").unwrap_err(),
-            "`106751991167300d` is too large: a duration must be at most 10^12 s (about 31,700 years)"
-        );
-        assert!(
-            parse_duration("100000000000000000000000000")
-                .unwrap_err()
-                .contains("too large")
-        );
-        assert_eq!(parse_duration("1000000000000s"), Ok(1_000_000_000_000));
-        assert!(
-            parse_duration("1000000000001")
-                .unwrap_err()
-                .contains("too large")
-        );
-    }
 }

@@ -10,13 +10,13 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use gridsched_hierarchical::hierarchy::{
-    FirstSubmission, HierarchyConfig, OsChanges, RfcOrder, RootLevel, RunResult, Submission,
-    run_hierarchy,
+    FirstSubmission, HierarchyConfig, RfcOrder, RootLevel, RunResult, Submission, run_hierarchy,
 };
 use gridsched_hierarchical::p2p::{Flooding, P2pConfig, run_p2p};
 use gridsched_hierarchical::{Address, Grid, Network, PathClass, draw_jobs};
 use gridsched_sim::StreamKey;
 
+use crate::input::values::{MAX_MEAN_HOURS, parse_os_changes, parse_size};
 use crate::out;
 
 #[derive(Debug, Args)]
@@ -155,105 +155,6 @@ pub fn run(args: HierarchyArgs) -> Result<()> {
         (None, None) => bail!("give --jobs, --size and --out, or `hierarchy delay`"),
     }
 }
-
-/// A size with a decimal unit (`B`, `KB`, `MB`, `GB`, case-insensitive) in bytes; at least
-/// one byte, whole bytes.
-pub fn parse_size(text: &str) -> Result<u64> {
-    let t = text.trim();
-    let split = t.trim_end_matches(|c: char| c.is_ascii_alphabetic()).len();
-    if split == t.len() {
-        bail!("size `{text}` has no unit: write e.g. 100B, 64KB, 312.7MB or 10GB");
-    }
-    let (number, unit) = (t[..split].trim(), &t[split..]);
-    let scale: f64 = match unit.to_ascii_uppercase().as_str() {
-        "B" => 1.0,
-        "KB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        _ => bail!(
-            "size `{text}`: unknown unit `{unit}` (B, KB, MB or GB; decimal, 1GB = 10^9 bytes)"
-        ),
-    };
-    let value: f64 = number
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite() && !number.starts_with(['+', '-']))
-        .with_context(|| format!("size `{text}`: `{number}` is not a number"))?;
-    let bytes = value * scale;
-    if bytes <= 0.0 {
-        bail!("size `{text}` must be positive");
-    }
-    if bytes > 1e15 {
-        bail!("size `{text}` is too large (at most 1,000,000GB)");
-    }
-    let whole = bytes.round();
-    if (bytes - whole).abs() > 1e-6 * bytes.max(1.0) {
-        bail!("size `{text}` is not a whole number of bytes");
-    }
-    Ok(whole as u64)
-}
-
-/// `HH:MM:SS.mmm` (hours may exceed 24, as in the thesis's tables).
-/// `--os-changes`: `thesis` or a comma list of durations with a unit (ms, s, min, h, d, w).
-fn parse_os_changes(text: &str) -> Result<OsChanges> {
-    if text.trim().eq_ignore_ascii_case("thesis") {
-        return Ok(OsChanges::thesis());
-    }
-    let means = text
-        .split(',')
-        .map(|d| {
-            let ms = parse_duration_ms(d.trim())?;
-            if ms < MIN_OS_CHANGE_MS {
-                bail!(
-                    "`{}` is too short: an OS-change mean must be at least 1 s (each of the grid's 520 servers changes about once per mean, so a run of simulated hours at shorter means takes billions of changes; the thesis's means are days to months)",
-                    d.trim()
-                );
-            }
-            Ok(ms)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(OsChanges::with_means(means))
-}
-
-/// The shortest OS-change mean `--os-changes` accepts, ms.
-const MIN_OS_CHANGE_MS: u64 = 1_000;
-
-/// A positive duration with a unit (`ms`, `s`, `min`, `h`, `d`, `w`), in whole ms.
-fn parse_duration_ms(text: &str) -> Result<u64> {
-    let split = text
-        .find(|c: char| c.is_ascii_alphabetic())
-        .with_context(|| format!("`{text}`: a duration needs a unit (ms, s, min, h, d, w)"))?;
-    let (num, unit) = text.split_at(split);
-    let value: f64 = num
-        .trim()
-        .parse()
-        .with_context(|| format!("`{text}`: `{num}` is not a number"))?;
-    let scale = match unit.to_ascii_lowercase().as_str() {
-        "ms" => 1.0,
-        "s" => 1e3,
-        "min" | "m" => 6e4,
-        "h" => 3.6e6,
-        "d" => 8.64e7,
-        "w" | "wk" => 6.048e8,
-        u => bail!("`{text}`: unknown unit `{u}` (ms, s, min, h, d, w)"),
-    };
-    let ms = (value * scale).round();
-    if ms > MAX_MEAN_MS as f64 {
-        bail!("`{text}` is too large: a mean must be at most {MAX_MEAN_HOURS} h");
-    }
-    if ms.is_nan() || ms < 1.0 {
-        bail!("`{text}`: a duration must be at least 1 ms");
-    }
-
-    Ok(ms as u64)
-}
-
-/// The longest mean think time or OS-change interval: 1,000,000 hours (about 114 years; the
-/// thesis's longest is 180 days). Draws are Exp(mean) in whole milliseconds, up to about 37
-/// means each, and a workstation adds one per job to its clock (`u64` milliseconds): a larger
-/// mean would be clamped or overflow instead of being simulated.
-const MAX_MEAN_HOURS: u64 = 1_000_000;
-const MAX_MEAN_MS: u64 = MAX_MEAN_HOURS * 3_600_000;
 
 fn hms_ms(ms: u64) -> String {
     let s = ms / 1000;
@@ -516,42 +417,6 @@ fn run_system(a: RunArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_are_decimal() {
-        assert_eq!(parse_size("1GB").unwrap(), 1_000_000_000);
-        assert_eq!(parse_size("312.7MB").unwrap(), 312_700_000);
-        assert_eq!(parse_size("64kb").unwrap(), 64_000);
-        assert_eq!(parse_size("100B").unwrap(), 100);
-        assert_eq!(parse_size("10 GB").unwrap(), 10_000_000_000);
-        for bad in [
-            "0GB", "0", "10", "-1GB", "1TB", "GB", "1.5B", "abcMB", "nanGB", "+1GB",
-        ] {
-            assert!(parse_size(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn os_change_means_parse_with_units() {
-        assert_eq!(parse_os_changes("thesis").unwrap(), OsChanges::thesis());
-        assert_eq!(
-            parse_os_changes("6h, 1w").unwrap().means_ms,
-            vec![21_600_000, 604_800_000]
-        );
-        assert_eq!(parse_duration_ms("90s").unwrap(), 90_000);
-        assert_eq!(parse_duration_ms("1.5min").unwrap(), 90_000);
-        // A mean too large said "at least 1 ms".
-        assert_eq!(
-            parse_duration_ms("1000000000000000h")
-                .unwrap_err()
-                .to_string(),
-            "`1000000000000000h` is too large: a mean must be at most 1000000 h"
-        );
-        assert_eq!(parse_duration_ms("1000000h").unwrap(), MAX_MEAN_MS);
-        for bad in ["", "1", "h", "0d", "-1d", "1y", "nand", "1d,"] {
-            assert!(parse_os_changes(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn times_print_as_the_thesis_does() {

@@ -20,7 +20,7 @@ mod bench;
 mod coalloc;
 mod grid;
 mod hierarchy;
-mod input;
+pub mod input;
 mod manual;
 mod map;
 mod out;

@@ -13,6 +13,7 @@ use gridsched_mapping::{
 use gridsched_sim::StreamKey;
 
 use crate::input::matrices;
+use crate::input::values::parse_range;
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -157,16 +158,6 @@ struct GenerateArgs {
     /// kumar: draw one MIPS rating per resource in LOW,HIGH instead (e.g. 100,1000).
     #[arg(long, value_parser = parse_range)]
     mips_range: Option<(f64, f64)>,
-}
-
-fn parse_range(s: &str) -> Result<(f64, f64), String> {
-    let (a, b) = s.split_once(',').ok_or("expected LOW,HIGH")?;
-    let num = |v: &str| {
-        v.trim()
-            .parse::<f64>()
-            .map_err(|_| format!("`{v}` is not a number"))
-    };
-    Ok((num(a)?, num(b)?))
 }
 
 pub fn run(args: MapArgs) -> Result<()> {

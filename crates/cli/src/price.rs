@@ -16,7 +16,7 @@ use gridsched_provisioning::{Pricer, PricingPolicy, Quote, SiteState, choose};
 
 use crate::input::logs::LogFile;
 use crate::input::sites::{EstimatesArg, Site};
-use crate::input::times::parse_time;
+use crate::input::times::{parse_signed_time, parse_time, parse_window};
 use crate::out;
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub struct PriceArgs {
     #[arg(long)]
     procs: u32,
     /// Duration of the reservation: seconds, or `2h`, `90m`, ...
-    #[arg(long, value_parser = parse_duration, allow_negative_numbers = true)]
+    #[arg(long, value_parser = parse_signed_time, allow_negative_numbers = true)]
     duration: Time,
     /// Query (17): price this one start (log time, not before --at). A start where the
     /// processors are not free of running jobs is answered with the price `inf`.
@@ -83,23 +83,6 @@ pub struct PriceArgs {
     /// is standard output; the summary line always goes to standard error.
     #[arg(long, default_value = "-")]
     out: PathBuf,
-}
-
-/// Parses `A..B` (each side as `--at`).
-fn parse_window(s: &str) -> Result<(Time, Time), String> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| format!("`{s}`: a window is A..B, e.g. 36h..48h"))?;
-    Ok((parse_time(a)?, parse_time(b)?))
-}
-
-/// Parses a duration as `--at`, and a negative number of seconds too (refused with the other
-/// bad requests, by name).
-fn parse_duration(s: &str) -> Result<Time, String> {
-    match s.trim().strip_prefix('-') {
-        Some(rest) => parse_time(rest).map(|t| -t),
-        None => parse_time(s),
-    }
 }
 
 /// Checks what can be checked before the log is read.

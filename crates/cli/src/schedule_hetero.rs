@@ -10,6 +10,7 @@ use gridsched_reservation::hetero::{
 use gridsched_workload::RequestLimits;
 
 use crate::input::requests;
+use crate::input::values::parse_hours;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum AlgorithmArg {
@@ -73,25 +74,6 @@ pub struct HeteroArgs {
     /// hours, or with a unit (`30s`, `1min`, `2h`).
     #[arg(long, default_value = "1min", value_parser = parse_hours, allow_negative_numbers = true)]
     min_fragment: f64,
-}
-
-/// Hours: a number, or a number with the unit `s`, `min` or `h` (`1min` is exactly 1/60).
-fn parse_hours(text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    let (number, per_hour) = if let Some(n) = t.strip_suffix("min") {
-        (n, 60.0)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 3600.0)
-    } else if let Some(n) = t.strip_suffix('h') {
-        (n, 1.0)
-    } else {
-        (t, 1.0)
-    };
-    let v: f64 = number
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{t}` is not a duration (hours, or 30s, 1min, 2h)"))?;
-    Ok(v / per_hour)
 }
 
 fn server_rates(args: &HeteroArgs) -> Result<Vec<f64>> {
@@ -178,20 +160,4 @@ pub fn hetero(args: HeteroArgs) -> Result<()> {
         m.ops_per_job
     );
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use gridsched_reservation::hetero::ONE_MINUTE;
-
-    #[test]
-    fn durations_in_hours() {
-        assert_eq!(parse_hours("1min"), Ok(ONE_MINUTE));
-        assert_eq!(parse_hours("0.5"), Ok(0.5));
-        assert_eq!(parse_hours("90s"), Ok(90.0 / 3600.0));
-        assert_eq!(parse_hours("2h"), Ok(2.0));
-        assert_eq!(parse_hours("-1"), Ok(-1.0));
-        assert!(parse_hours("soon").is_err());
-    }
 }

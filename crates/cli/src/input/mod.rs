@@ -17,6 +17,7 @@
 //! - [`workflows`], [`matrices`], [`requests`], [`grid`]: the other input languages.
 //! - [`limits`]: sizes and counts against what the models and the machine's memory hold.
 //! - [`times`]: the log-time options (`--at`, `--start`, `--window`, `--duration`).
+//! - [`values`]: the other option values with units (sizes, durations, hours, ranges).
 
 pub mod grid;
 pub mod limits;
@@ -25,6 +26,7 @@ pub mod matrices;
 pub mod requests;
 pub mod sites;
 pub mod times;
+pub mod values;
 pub mod workflows;
 
 use std::path::Path;

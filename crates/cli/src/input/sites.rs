@@ -28,6 +28,7 @@ impl From<EstimatesArg> for Estimates {
 }
 
 /// A site's log loaded as jobs on its processors.
+#[derive(Debug)]
 pub struct Site {
     /// The jobs the site runs: the log's, less those wider than it.
     pub jobs: Vec<Job>,

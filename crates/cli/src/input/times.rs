@@ -54,6 +54,23 @@ pub fn parse_time(s: &str) -> Result<Time, String> {
     Ok(total)
 }
 
+/// `price --window`: `A..B`, each side as `--at`.
+pub fn parse_window(s: &str) -> Result<(Time, Time), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("`{s}`: a window is A..B, e.g. 36h..48h"))?;
+    Ok((parse_time(a)?, parse_time(b)?))
+}
+
+/// `price --duration`: a duration as `--at`, and a negative number of seconds too (refused with the other
+/// bad requests, by name).
+pub fn parse_signed_time(s: &str) -> Result<Time, String> {
+    match s.trim().strip_prefix('-') {
+        Some(rest) => parse_time(rest).map(|t| -t),
+        None => parse_time(s),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_time;
