@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Result, anyhow, bail};
 use clap::{ArgGroup, Args, ValueEnum};
 use gridsched_reservation::hetero::{
-    ClassOrder, HeteroAlgorithm, HeteroConfig, HeteroScheduler, PlusPick,
+    ClassOrder, HeteroAlgorithm, HeteroConfig, HeteroScheduler, ListIndex, PlusPick,
 };
 use gridsched_workload::RequestLimits;
 
@@ -36,6 +36,14 @@ enum PickArg {
 enum ClassOrderArg {
     Ascending,
     Descending,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ListIndexArg {
+    /// Start-ordered blocks with summaries: the scan's answer without walking the list.
+    Blocks,
+    /// The thesis's list, walked element by element from the head.
+    Scan,
 }
 
 /// Online advance reservations on servers of different service rates.
@@ -74,6 +82,10 @@ pub struct HeteroArgs {
     /// hours, or with a unit (`30s`, `1min`, `2h`).
     #[arg(long, default_value = "1min", value_parser = parse_hours, allow_negative_numbers = true)]
     min_fragment: f64,
+    /// FF-HU and FF-HA: how the start-ordered lists are held (spec A26b). Both make the same
+    /// decisions; `scan` takes the thesis's time, linear in the idle periods.
+    #[arg(long, value_enum, default_value = "blocks")]
+    list_index: ListIndexArg,
 }
 
 fn server_rates(args: &HeteroArgs) -> Result<Vec<f64>> {
@@ -109,6 +121,10 @@ pub fn hetero(args: HeteroArgs) -> Result<()> {
         ClassOrderArg::Descending => ClassOrder::Descending,
     };
     config.min_fragment = args.min_fragment;
+    config.list_index = match args.list_index {
+        ListIndexArg::Blocks => ListIndex::Blocks,
+        ListIndexArg::Scan => ListIndex::Scan,
+    };
     config.validate()?;
     // Lengths are work on a rate-1 server; no look-ahead limit applies.
     let limits = RequestLimits {

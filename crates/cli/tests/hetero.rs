@@ -117,6 +117,31 @@ fn every_algorithm_matches_the_library_and_passes_the_audit() {
         ]);
         assert!(run.status.success(), "{}", text(&run.stderr));
         assert_eq!(std::fs::read(&out2).unwrap(), csv.as_bytes());
+
+        // The thesis's list scan (spec A26b) makes the same decisions; FF-HA+ has no list.
+        let out3 = dir.path().join(format!("{name}-scan.csv"));
+        let run = gridsched(&[
+            "schedule",
+            "hetero",
+            "--algorithm",
+            name,
+            "--rates",
+            &rates_arg,
+            "--list-index",
+            "scan",
+            "--requests",
+            input.to_str().unwrap(),
+            "--out",
+            out3.to_str().unwrap(),
+        ]);
+        if algorithm == HeteroAlgorithm::FfHaPlus {
+            assert!(!run.status.success());
+            assert!(text(&run.stderr).contains("list_index = scan applies to ff-hu and ff-ha"));
+            assert!(!out3.exists());
+        } else {
+            assert!(run.status.success(), "{}", text(&run.stderr));
+            assert_eq!(std::fs::read(&out3).unwrap(), csv.as_bytes());
+        }
     }
 }
 

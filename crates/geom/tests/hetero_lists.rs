@@ -3,125 +3,19 @@
 //!
 //! `StartOrderedList` and `RateClassLists` find the first feasible period through block
 //! summaries and *count* the elements a scan from the head would examine (`hetero::lists`).
-//! The oracle below is the previous implementation, kept verbatim: ordered maps walked element
-//! by element, stopping at the first start past the latest feasible one. States range from a
+//! The oracle is the previous implementation, now `hetero::ScanLists` (the structure Castillo's
+//! chapter-4 model times under `list_index = scan`): ordered maps walked element by element,
+//! stopping at the first start past the latest feasible one. States range from a
 //! few servers (one block per class) to hundreds (many blocks, splits and merges), on a coarse
 //! time grid (ties in start, exact fits) and off it.
 
-use std::collections::BTreeMap;
-
 use gridsched_geom::Window;
 use gridsched_geom::hetero::{
-    ClassOrder, RateClassLists, RateClasses, RatedIndex, RatedPeriod, RatedWindow, StartOrderedList,
+    ClassOrder, RateClassLists, RateClasses, RatedIndex, RatedPeriod, ScanLists, StartOrderedList,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-/// The (start, server) order as an integer key (`f64` total order mapped to `u64`).
-fn start_key(p: &RatedPeriod) -> (u64, u32) {
-    let bits = p.start.to_bits();
-    let k = if bits >> 63 == 1 {
-        !bits
-    } else {
-        bits | (1 << 63)
-    };
-    (k, p.server)
-}
-
-/// The oracle: FF-HU's one list or FF-HA's per-class lists, scanned from the head.
-#[derive(Debug)]
-struct ScanLists {
-    /// `None`: FF-HU (one list of every period); `Some(order)`: FF-HA.
-    order: Option<ClassOrder>,
-    lists: Vec<BTreeMap<(u64, u32), RatedPeriod>>,
-    operations: u64,
-}
-
-impl ScanLists {
-    fn new(classes: usize, order: Option<ClassOrder>) -> Self {
-        let n = if order.is_some() { classes } else { 1 };
-        ScanLists {
-            order,
-            lists: vec![BTreeMap::new(); n],
-            operations: 0,
-        }
-    }
-
-    fn list_of(&self, p: &RatedPeriod) -> usize {
-        if self.order.is_some() {
-            p.class as usize
-        } else {
-            0
-        }
-    }
-
-    fn insert(&mut self, p: RatedPeriod) {
-        let l = self.list_of(&p);
-        assert!(self.lists[l].insert(start_key(&p), p).is_none());
-    }
-
-    fn remove(&mut self, p: &RatedPeriod) -> bool {
-        let l = self.list_of(p);
-        self.lists[l].remove(&start_key(p)).is_some()
-    }
-
-    /// FF-HU's scan (the code `StartOrderedList::select` had).
-    fn ff_hu(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
-        let latest = windows
-            .iter()
-            .map(|w| w.latest_start)
-            .fold(f64::NEG_INFINITY, f64::max);
-        for p in self.lists[0].values() {
-            self.operations += 1;
-            if p.start > latest {
-                break;
-            }
-            if windows[p.class as usize].admits(p) {
-                return Some(*p);
-            }
-        }
-        None
-    }
-
-    /// FF-HA's scan of one class (the code `RateClassLists::first_in_class` had).
-    fn first_in_class(&mut self, class: usize, w: &RatedWindow) -> Option<RatedPeriod> {
-        for p in self.lists[class].values() {
-            self.operations += 1;
-            if p.start > w.latest_start {
-                break;
-            }
-            if w.admits(p) {
-                return Some(*p);
-            }
-        }
-        None
-    }
-
-    fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
-        match self.order {
-            None => self.ff_hu(windows),
-            Some(order) => {
-                for class in order.iter(windows.len()) {
-                    if let Some(p) = self.first_in_class(class, &windows[class]) {
-                        return Some(p);
-                    }
-                }
-                None
-            }
-        }
-    }
-
-    fn periods(&self) -> Vec<RatedPeriod> {
-        let mut all: Vec<RatedPeriod> = self
-            .lists
-            .iter()
-            .flat_map(|l| l.values().copied())
-            .collect();
-        all.sort_by(RatedPeriod::cmp_start);
-        all
-    }
-}
 
 fn draw(rng: &mut ChaCha8Rng, lo: f64, hi: f64, grid: bool) -> f64 {
     let x = rng.random_range(lo..hi);
@@ -157,7 +51,10 @@ fn run(s: Scenario, order: Option<ClassOrder>) {
         None => Box::new(StartOrderedList::new(cls.clone())),
         Some(o) => Box::new(RateClassLists::new(cls.clone(), o)),
     };
-    let mut oracle = ScanLists::new(cls.len(), order);
+    let mut oracle = match order {
+        None => ScanLists::ff_hu(cls.clone()),
+        Some(o) => ScanLists::ff_ha(cls.clone(), o),
+    };
     let add = |fast: &mut Box<dyn RatedIndex>, oracle: &mut ScanLists, p: RatedPeriod| {
         fast.insert(p);
         oracle.insert(p);
@@ -201,7 +98,7 @@ fn run(s: Scenario, order: Option<ClassOrder>) {
         assert_eq!(got, want, "{order:?} step {step} job {w:?} {s:?}");
         assert_eq!(
             fast.operations(),
-            oracle.operations,
+            oracle.operations(),
             "{order:?}: operation count, step {step} job {w:?} {s:?}"
         );
         if let Some(p) = got {

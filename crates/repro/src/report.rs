@@ -393,7 +393,7 @@ fn experiment_section(e: &ExperimentResults, project: &Project) -> String {
     if let Some(timing) = &e.timing {
         writeln!(
             t,
-            "- **Measured CPU time** (wall-clock, not reproducible bit for bit, never snapshotted): `{}`.\n",
+            "- **Measured CPU time** (measured on the machine that ran it: not reproducible bit for bit, never snapshotted): `{}`.\n",
             rel(timing)
         )
         .ok();

@@ -4,7 +4,7 @@
 use gridsched_geom::Window;
 use gridsched_geom::hetero::{ClassOrder, PlusPick, RatedPeriod, literal};
 use gridsched_reservation::hetero::{
-    HeteroAlgorithm, HeteroAudit, HeteroConfig, HeteroScheduler, RateProposal, rates,
+    HeteroAlgorithm, HeteroAudit, HeteroConfig, HeteroScheduler, ListIndex, RateProposal, rates,
 };
 use gridsched_sim::StreamKey;
 use gridsched_workload::hetero::{HeteroWorkload, WorkRequest};
@@ -306,4 +306,38 @@ fn live_periods_match_a_naive_model() {
             }
         }
     }
+}
+
+/// A26b: FF-HU and FF-HA make the same bookings and count the same operations whether their
+/// lists are blocks with summaries (default) or the thesis's scan from the head.
+#[test]
+fn list_index_changes_no_decision_and_no_operation_count() {
+    for (seed, load) in [(11, 0.5), (12, 1.0)] {
+        let reqs = requests(load, 2000, seed);
+        for level in [1, 4] {
+            for algorithm in [HeteroAlgorithm::FfHu, HeteroAlgorithm::FfHa] {
+                let run = |index: ListIndex| {
+                    let mut c = config(algorithm, PlusPick::Tree, level);
+                    c.list_index = index;
+                    let mut s = HeteroScheduler::new(c).unwrap();
+                    let bookings: Vec<_> = reqs
+                        .iter()
+                        .map(|r| {
+                            let w = Window::new(r.ready, r.work, r.deadline).unwrap();
+                            s.submit(r.arrival, &w)
+                                .unwrap()
+                                .map(|b| (b.server, b.start))
+                        })
+                        .collect();
+                    (bookings, s.operations())
+                };
+                let (blocks, scan) = (run(ListIndex::Blocks), run(ListIndex::Scan));
+                assert!(blocks.0.iter().flatten().count() > 100);
+                assert_eq!(blocks, scan, "{algorithm} level {level} load {load}");
+            }
+        }
+    }
+    let mut c = config(HeteroAlgorithm::FfHaPlus, PlusPick::Tree, 4);
+    c.list_index = ListIndex::Scan;
+    assert!(HeteroScheduler::new(c).is_err(), "FF-HA+ has no lists");
 }

@@ -6,8 +6,8 @@ use cpu_time::ThreadTime;
 use gridsched_geom::Window;
 use gridsched_geom::hetero::RatedWindow;
 use gridsched_reservation::hetero::{
-    ClassOrder, HeteroAlgorithm, HeteroAudit, HeteroConfig, HeteroScheduler, ONE_MINUTE, PlusPick,
-    RateProposal, rates,
+    ClassOrder, HeteroAlgorithm, HeteroAudit, HeteroConfig, HeteroScheduler, ListIndex, ONE_MINUTE,
+    PlusPick, RateProposal, rates,
 };
 use gridsched_sim::StreamKey;
 use gridsched_workload::hetero::{Ch4Arrival, Ch4Deadline, HeteroWorkload, SplitUniform};
@@ -37,6 +37,10 @@ const PARAMETERS: &[(&str, &str)] = &[
     (
         "class_order",
         "ascending (default: slowest class first) | descending — FF-HA and FF-HA+ list order",
+    ),
+    (
+        "list_index",
+        "blocks (default: block summaries) | scan (the thesis's list walked from the head) — FF-HU and FF-HA; same decisions, only cpu_ms differs — spec A26b",
     ),
     (
         "load",
@@ -133,9 +137,15 @@ impl CastilloCh4 {
                 ("descending", ClassOrder::Descending),
             ],
         )?;
+        let list_index = p.choice(
+            "list_index",
+            ListIndex::Blocks,
+            &[("blocks", ListIndex::Blocks), ("scan", ListIndex::Scan)],
+        )?;
         let mut scheduler = HeteroConfig::new(server_rates, algorithm);
         scheduler.pick = pick;
         scheduler.class_order = class_order;
+        scheduler.list_index = list_index;
         scheduler.min_fragment = p.f64_or("min_fragment", ONE_MINUTE)?;
         scheduler.validate().map_err(ModelError::from_display)?;
 

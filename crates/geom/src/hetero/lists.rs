@@ -18,9 +18,10 @@
 //! - if it finds none, it examined every period with `!(start > latest)`, plus the first one
 //!   after them if there is one (the element that ends the scan).
 //!
-//! So the choice and the operation count are exactly the list scan's (the scan itself is the
-//! oracle of `crates/geom/tests/hetero_lists.rs`), at `O(V / B)` block summaries plus the
-//! scan of the one or two blocks that may hold the answer instead of `O(V)` elements.
+//! So the choice and the operation count are exactly the list scan's (the scan itself,
+//! [`ScanLists`](super::ScanLists), is their oracle in `crates/geom/tests/hetero_lists.rs`),
+//! at `O(V / B)` block summaries plus the scan of the one or two blocks that may hold the
+//! answer instead of `O(V)` elements.
 
 use super::blocks::{Found, Spot, StartBlocks};
 use super::{ClassOrder, RateClasses, RatedIndex, RatedPeriod, RatedWindow};

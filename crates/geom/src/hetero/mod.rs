@@ -50,12 +50,14 @@ pub mod implicit;
 mod lists;
 pub mod literal;
 pub mod primal_dual;
+mod scan;
 pub(crate) mod treap;
 
 pub use implicit::failed_dual_visits;
 pub use implicit::{ImplicitGroup, dual_split, marked_groups, primal_search};
 pub use lists::{RateClassLists, StartOrderedList};
 pub use primal_dual::PrimalDualTrees;
+pub use scan::ScanLists;
 
 use std::cmp::Ordering;
 use std::fmt;

@@ -16,7 +16,9 @@ mod scheduler;
 pub use gridsched_geom::hetero::{ClassOrder, PlusPick};
 pub use metrics::{HeteroAudit, HeteroMetrics, HeteroRecorder};
 pub use rates::{RateGroup, RateProposal, RateVectorError};
-pub use scheduler::{HeteroAlgorithm, HeteroConfig, HeteroScheduler, HeteroState, ONE_MINUTE};
+pub use scheduler::{
+    HeteroAlgorithm, HeteroConfig, HeteroScheduler, HeteroState, ListIndex, ONE_MINUTE,
+};
 
 use gridsched_geom::{Time, Window};
 

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use gridsched_geom::hetero::{
     ClassOrder, PlusPick, PrimalDualTrees, RateClassLists, RateClasses, RatedIndex, RatedPeriod,
-    RatedWindow, StartOrderedList,
+    RatedWindow, ScanLists, StartOrderedList,
 };
 use gridsched_geom::{Time, Window};
 
@@ -59,6 +59,19 @@ impl FromStr for HeteroAlgorithm {
     }
 }
 
+/// How FF-HU and FF-HA hold their start-ordered lists (spec A26b). Both give the same choices
+/// and count the same operations (elements a scan from the head examines); only the time a
+/// decision takes differs, which is what Fig. 4.5's running-time claims compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ListIndex {
+    /// Start-ordered blocks with summaries: the scan's answer and count without the scan
+    /// (`geom::hetero::StartOrderedList`, `RateClassLists`).
+    #[default]
+    Blocks,
+    /// The thesis's list scan, element by element from the head (`geom::hetero::ScanLists`).
+    Scan,
+}
+
 /// One minute of work on a rate-1 server, in hours: the default smallest fragment kept (A24).
 pub const ONE_MINUTE: f64 = 1.0 / 60.0;
 
@@ -74,6 +87,8 @@ pub struct HeteroConfig {
     pub class_order: ClassOrder,
     /// Idle fragments whose nominal capacity is below this (work units) are discarded (A24).
     pub min_fragment: f64,
+    /// How FF-HU's and FF-HA's lists are held (A26b); FF-HA+ has trees, not lists.
+    pub list_index: ListIndex,
 }
 
 impl HeteroConfig {
@@ -86,6 +101,7 @@ impl HeteroConfig {
             pick: PlusPick::Tree,
             class_order: ClassOrder::Ascending,
             min_fragment: ONE_MINUTE,
+            list_index: ListIndex::Blocks,
         }
     }
 
@@ -96,6 +112,12 @@ impl HeteroConfig {
                 "min_fragment must be a non-negative number, got {}",
                 self.min_fragment
             )));
+        }
+        if self.list_index == ListIndex::Scan && self.algorithm == HeteroAlgorithm::FfHaPlus {
+            return Err(ConfigError(
+                "list_index = scan applies to ff-hu and ff-ha: ff-ha-plus searches trees, not lists"
+                    .into(),
+            ));
         }
         if self.rates.len() > u32::MAX as usize {
             return Err(ConfigError("too many servers".into()));
@@ -225,12 +247,18 @@ impl HeteroScheduler {
             .iter()
             .map(|&r| classes.class_of(r).expect("every rate has a class"))
             .collect();
-        let index: Box<dyn RatedIndex + Send> = match config.algorithm {
-            HeteroAlgorithm::FfHu => Box::new(StartOrderedList::new(classes.clone())),
-            HeteroAlgorithm::FfHa => {
+        let index: Box<dyn RatedIndex + Send> = match (config.algorithm, config.list_index) {
+            (HeteroAlgorithm::FfHu, ListIndex::Blocks) => {
+                Box::new(StartOrderedList::new(classes.clone()))
+            }
+            (HeteroAlgorithm::FfHu, ListIndex::Scan) => Box::new(ScanLists::ff_hu(classes.clone())),
+            (HeteroAlgorithm::FfHa, ListIndex::Blocks) => {
                 Box::new(RateClassLists::new(classes.clone(), config.class_order))
             }
-            HeteroAlgorithm::FfHaPlus => Box::new(PrimalDualTrees::new(
+            (HeteroAlgorithm::FfHa, ListIndex::Scan) => {
+                Box::new(ScanLists::ff_ha(classes.clone(), config.class_order))
+            }
+            (HeteroAlgorithm::FfHaPlus, _) => Box::new(PrimalDualTrees::new(
                 classes.clone(),
                 config.class_order,
                 config.pick,
