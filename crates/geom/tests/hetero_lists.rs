@@ -122,6 +122,10 @@ fn run(s: Scenario, order: Option<ClassOrder>) {
             assert_eq!(fast.periods(), oracle.periods());
             let by_class: usize = (0..cls.len()).map(|h| fast.class_len(h)).sum();
             assert_eq!(by_class, fast.len());
+            for h in 0..cls.len() {
+                assert_eq!(fast.class_len(h), oracle.class_len(h), "class {h}");
+            }
+            assert_eq!(fast.len(), oracle.len());
         }
     }
 }

@@ -35,6 +35,9 @@ pub struct ScanLists {
     /// `None`: FF-HU (one list of every period); `Some(order)`: FF-HA, classes in this order.
     order: Option<ClassOrder>,
     lists: Vec<BTreeMap<(u64, u32), RatedPeriod>>,
+    /// Live periods per class, kept so that `class_len` is O(1) as in the other structures
+    /// (Castillo's model reads it after every decision, inside the timed routine).
+    per_class: Vec<usize>,
     operations: u64,
 }
 
@@ -52,6 +55,7 @@ impl ScanLists {
     fn new(classes: RateClasses, order: Option<ClassOrder>) -> Self {
         let n = if order.is_some() { classes.len() } else { 1 };
         ScanLists {
+            per_class: vec![0; classes.len()],
             classes,
             order,
             lists: vec![BTreeMap::new(); n],
@@ -110,13 +114,22 @@ impl RatedIndex for ScanLists {
         let l = self.list_of(&p);
         let previous = self.lists[l].insert(start_key(&p), p);
         debug_assert!(previous.is_none(), "period {p:?} was live already");
+        if previous.is_none() {
+            self.per_class[p.class as usize] += 1;
+        }
     }
 
     fn remove(&mut self, p: &RatedPeriod) -> bool {
         let l = self.list_of(p);
-        self.lists
+        let removed = self
+            .lists
             .get_mut(l)
-            .is_some_and(|list| list.remove(&start_key(p)).is_some())
+            .and_then(|list| list.remove(&start_key(p)));
+        // The stored period's class, not the argument's: only (start, server) identifies it.
+        if let Some(q) = removed {
+            self.per_class[q.class as usize] -= 1;
+        }
+        removed.is_some()
     }
 
     fn select(&mut self, windows: &[RatedWindow]) -> Option<RatedPeriod> {
@@ -133,13 +146,7 @@ impl RatedIndex for ScanLists {
     }
 
     fn class_len(&self, class: usize) -> usize {
-        match self.order {
-            None => self.lists[0]
-                .values()
-                .filter(|p| p.class as usize == class)
-                .count(),
-            Some(_) => self.lists[class].len(),
-        }
+        self.per_class[class]
     }
 
     fn periods(&self) -> Vec<RatedPeriod> {
