@@ -53,14 +53,16 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// The journals (`.jsonl`) in the project's cache of Castillo's sweeps.
+/// The journals (`.jsonl`) in the project's cache of Castillo's sweeps (one directory per
+/// code revision).
 fn journals(root: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(root.join("data/castillo/.cache")) else {
+    let Ok(revisions) = std::fs::read_dir(root.join("data/castillo/.cache")) else {
         return Vec::new();
     };
-    entries
+    revisions
         .flatten()
-        .map(|e| e.path())
+        .filter_map(|r| std::fs::read_dir(r.path()).ok())
+        .flat_map(|entries| entries.flatten().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .collect()
 }
@@ -173,4 +175,58 @@ fn a_shard_killed_and_run_twice_at_once_merges_to_the_unsharded_result() {
             assert!(!name.starts_with(".gridsched-"), "{sub}/{name} left behind");
         }
     }
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+}
+
+/// A journal holds values computed by one revision of the code: a run killed at one commit
+/// and rerun after another starts afresh (its journals live in one directory per revision),
+/// and leaves the older revision's journal alone.
+#[test]
+fn a_journal_is_not_resumed_by_another_revision_of_the_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    std::fs::write(root.join("code.txt"), "one").unwrap();
+    git(root, &["add", "code.txt"]);
+    git(root, &["commit", "-q", "-m", "one"]);
+
+    let mut first = reproduce(root, None).spawn().unwrap();
+    let journal = loop {
+        if let Some(j) = journals(root).into_iter().find(|j| lines(j) >= 3) {
+            break j;
+        }
+        assert!(
+            first.try_wait().unwrap().is_none(),
+            "the run ended before it could be killed"
+        );
+        std::thread::yield_now();
+    };
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let journaled = std::fs::read(&journal).unwrap();
+
+    std::fs::write(root.join("code.txt"), "two").unwrap();
+    git(root, &["commit", "-q", "-am", "two"]);
+    let rerun = finish(reproduce(root, None).spawn().unwrap(), "rerun");
+    let out = text(&rerun.stdout);
+    assert!(!out.contains("resumed"), "{out}");
+    assert_eq!(
+        std::fs::read(&journal).unwrap(),
+        journaled,
+        "old journal kept"
+    );
+    assert_eq!(
+        journals(root),
+        vec![journal],
+        "the new run discarded its own"
+    );
 }

@@ -94,8 +94,18 @@ impl Project {
             .join(format!("{}.shard-{k}-of-{n}.csv", Self::stem(exp, scale)))
     }
 
-    /// Resume journals of a paper's sweeps (not committed).
+    /// Resume journals of a paper's sweeps (not committed), one directory per revision of the
+    /// code ([`output::git_revision`]): a journal holds values computed by one revision, so a
+    /// run after a commit starts afresh instead of mixing its values with an older code's (the
+    /// journal's own name fingerprints only the sweep, size, shard and overrides). A `-dirty`
+    /// revision cannot tell uncommitted edits apart; its results are flagged dirty anyway.
     pub fn journal_dir(&self, exp: &Experiment) -> PathBuf {
+        self.journal_root(exp)
+            .join(output::git_revision(&self.root))
+    }
+
+    /// The directory of every revision's journals of a paper's sweeps.
+    fn journal_root(&self, exp: &Experiment) -> PathBuf {
         self.root.join("data").join(exp.paper.key).join(".cache")
     }
 }
@@ -783,14 +793,15 @@ fn figure_of(
 /// writes the shard's files when it finishes, so merging before would read files about to
 /// be replaced, or miss a shard it has not written yet.
 fn wait_for_running_shards(exp: &Experiment, scale: Scale, project: &Project) {
-    let dir = project.journal_dir(exp);
     let prefix = format!("{}.{}.shard-", exp.sweep.name, scale.name());
-    let Ok(entries) = std::fs::read_dir(&dir) else {
+    // Every revision's directory: a shard may run code of another revision than the merge.
+    let Ok(revisions) = std::fs::read_dir(project.journal_root(exp)) else {
         return;
     };
-    let mut held: Vec<PathBuf> = entries
+    let mut held: Vec<PathBuf> = revisions
         .flatten()
-        .map(|e| e.path())
+        .filter_map(|r| std::fs::read_dir(r.path()).ok())
+        .flat_map(|entries| entries.flatten().map(|e| e.path()))
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
