@@ -32,6 +32,27 @@ fn write_stream(path: &Path, n: usize) -> Vec<Request> {
     reqs
 }
 
+/// `schedule hetero --algorithm NAME` on `input` with the servers given by `servers` (e.g.
+/// `["--rates", "0.5,1"]`) and any `extra` options, writing `out`.
+fn schedule_hetero(
+    name: &str,
+    servers: [&str; 2],
+    extra: &[&str],
+    input: &Path,
+    out: &Path,
+) -> std::process::Output {
+    let mut args = vec!["schedule", "hetero", "--algorithm", name];
+    args.extend(servers);
+    args.extend(extra);
+    args.extend([
+        "--requests",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    gridsched(&args)
+}
+
 #[test]
 fn every_algorithm_matches_the_library_and_passes_the_audit() {
     let dir = tempfile::tempdir().unwrap();
@@ -54,18 +75,7 @@ fn every_algorithm_matches_the_library_and_passes_the_audit() {
         (HeteroAlgorithm::FfHaPlus, "ff-ha-plus"),
     ] {
         let out = dir.path().join(format!("{name}.csv"));
-        let run = gridsched(&[
-            "schedule",
-            "hetero",
-            "--algorithm",
-            name,
-            "--rates",
-            &rates_arg,
-            "--requests",
-            input.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let run = schedule_hetero(name, ["--rates", &rates_arg], &[], &input, &out);
         assert!(run.status.success(), "{}", text(&run.stderr));
         assert!(
             text(&run.stderr).contains("3000 requests"),
@@ -103,37 +113,15 @@ fn every_algorithm_matches_the_library_and_passes_the_audit() {
 
         // The rates file gives the same output.
         let out2 = dir.path().join(format!("{name}-file.csv"));
-        let run = gridsched(&[
-            "schedule",
-            "hetero",
-            "--algorithm",
-            name,
-            "--rates-file",
-            rates_file.to_str().unwrap(),
-            "--requests",
-            input.to_str().unwrap(),
-            "--out",
-            out2.to_str().unwrap(),
-        ]);
+        let servers = ["--rates-file", rates_file.to_str().unwrap()];
+        let run = schedule_hetero(name, servers, &[], &input, &out2);
         assert!(run.status.success(), "{}", text(&run.stderr));
         assert_eq!(std::fs::read(&out2).unwrap(), csv.as_bytes());
 
         // The thesis's list scan (spec A26b) makes the same decisions; FF-HA+ has no list.
         let out3 = dir.path().join(format!("{name}-scan.csv"));
-        let run = gridsched(&[
-            "schedule",
-            "hetero",
-            "--algorithm",
-            name,
-            "--rates",
-            &rates_arg,
-            "--list-index",
-            "scan",
-            "--requests",
-            input.to_str().unwrap(),
-            "--out",
-            out3.to_str().unwrap(),
-        ]);
+        let scan = ["--list-index", "scan"];
+        let run = schedule_hetero(name, ["--rates", &rates_arg], &scan, &input, &out3);
         if algorithm == HeteroAlgorithm::FfHaPlus {
             assert!(!run.status.success());
             assert!(text(&run.stderr).contains("list_index = scan applies to ff-hu and ff-ha"));
