@@ -11,6 +11,14 @@ import pytest
 
 from conftest import HPC2N, need
 
+
+def default_sigint():
+    # A shell that starts a command in the background (`.ci/run &`, nohup, a CI runner's
+    # detached job) starts it with SIGINT ignored, the children inherit that, and an
+    # interpreter started with SIGINT ignored installs no KeyboardInterrupt handler: the
+    # interrupt would be dropped and these tests would measure the parent shell, not us.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 SCRIPT = textwrap.dedent("""
     import sys, threading, time
     import gridsched
@@ -33,7 +41,8 @@ SCRIPT = textwrap.dedent("""
 def test_ctrl_c_interrupts_a_replay(policy):
     need(HPC2N)
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, policy], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=os.environ.copy())
+                            stderr=subprocess.DEVNULL, text=True, env=os.environ.copy(),
+                            preexec_fn=default_sigint)
     assert proc.stdout.readline().strip() == "start"
     time.sleep(0.4)
     proc.send_signal(signal.SIGINT)
@@ -66,7 +75,8 @@ OTHER = textwrap.dedent("""
 
 def test_ctrl_c_cancels_a_reproduction_instead_of_leaving_it_running():
     proc = subprocess.Popen([sys.executable, "-c", OTHER], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=os.environ.copy())
+                            stderr=subprocess.DEVNULL, text=True, env=os.environ.copy(),
+                            preexec_fn=default_sigint)
     assert proc.stdout.readline().strip() == "start"
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
