@@ -19,6 +19,27 @@ def default_sigint():
     # interrupt would be dropped and these tests would measure the parent shell, not us.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
+
+def interrupted(args, after):
+    """Runs `python args`, sends SIGINT `after` seconds past its "start" line, and returns
+    what it printed next. A child that outlives the test (the interrupt lost, a timeout) is
+    killed: left running, a paper-scale reproduction took a core for minutes after the test
+    had failed."""
+    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=os.environ.copy(),
+                            preexec_fn=default_sigint)
+    try:
+        assert proc.stdout.readline().strip() == "start"
+        time.sleep(after)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        return out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 SCRIPT = textwrap.dedent("""
     import sys, threading, time
     import gridsched
@@ -40,13 +61,7 @@ SCRIPT = textwrap.dedent("""
 @pytest.mark.parametrize("policy", ["builtin", "python"])
 def test_ctrl_c_interrupts_a_replay(policy):
     need(HPC2N)
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, policy], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=os.environ.copy(),
-                            preexec_fn=default_sigint)
-    assert proc.stdout.readline().strip() == "start"
-    time.sleep(0.4)
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
+    out = interrupted(["-c", SCRIPT, policy], 0.4)
     assert out.startswith("interrupted"), out
     assert int(out.split()[-1]) > 5  # the other thread ran during the replay
 
@@ -74,13 +89,7 @@ OTHER = textwrap.dedent("""
 
 
 def test_ctrl_c_cancels_a_reproduction_instead_of_leaving_it_running():
-    proc = subprocess.Popen([sys.executable, "-c", OTHER], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=os.environ.copy(),
-                            preexec_fn=default_sigint)
-    assert proc.stdout.readline().strip() == "start"
-    time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=60)
+    out = interrupted(["-c", OTHER], 1.0)
     assert out.startswith("interrupted"), out
     assert int(out.split()[2]) > 0, out  # the cancellation was lifted for the next call
     # A run left going in the background would burn about a second of CPU in that second.
