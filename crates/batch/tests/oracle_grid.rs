@@ -13,6 +13,14 @@
 //!
 //! A reservation the oracle finds overlapping the running jobs (at their estimated ends) or
 //! earlier reservations must be refused by the simulator, and every other one accepted.
+//!
+//! EASY backfilling on the same grids has its own oracle, written from the textbook rule
+//! rather than from the simulator's shortcuts (the head's shadow arithmetic, the checked
+//! prefix, the widest-machine filter): at every event, queue heads start on the first
+//! machine in selection order where they fit now; the head that does not gets the earliest
+//! reservation over all machines (key (start, end, machine)); then every later queued job, in
+//! queue order, starts on the first machine in selection order where it fits now in the
+//! profile of the running jobs, the fixed reservations and the head's reservation.
 
 use gridsched_batch::{
     Compression, Config, Estimates, Job, Machine, MachineSelect, Platform, Policy, Simulator, audit,
@@ -112,6 +120,103 @@ struct Case {
 /// accepted.
 type Schedule = (Vec<(usize, Time, Time)>, Vec<bool>);
 
+/// A job's run time as the scheduler sees it: its requested time or its actual one.
+fn estimate(j: &Job, estimates: Estimates) -> Time {
+    match estimates {
+        Estimates::Actual => j.run,
+        Estimates::Requested => j.requested.unwrap_or(j.run),
+    }
+}
+
+/// Job `j` started on machine `m` at `now`: its times scaled to the machine's speed, killed
+/// at its estimate.
+fn run_on(j: &Job, m: usize, now: Time, case: &Case) -> Run {
+    let e = scaled(
+        &case.machines,
+        case.reference,
+        m,
+        estimate(j, case.estimates),
+    );
+    let run = scaled(&case.machines, case.reference, m, j.run);
+    let actual = match case.estimates {
+        Estimates::Actual => run,
+        Estimates::Requested => run.min(e),
+    };
+    Run {
+        machine: m,
+        start: now,
+        est_end: now + e,
+        end: now + actual,
+        procs: i64::from(j.procs),
+    }
+}
+
+/// What occupies the machines from `now` on: the fixed reservations not over yet and the
+/// running jobs up to their estimated ends.
+fn live_blocks(fixed: &[Block], running: &[Run], now: Time) -> Vec<Block> {
+    let mut blocks: Vec<Block> = fixed.iter().filter(|b| b.end > now).copied().collect();
+    blocks.extend(running.iter().map(|r| Block {
+        machine: r.machine,
+        start: r.start,
+        end: r.est_end,
+        procs: r.procs,
+    }));
+    blocks
+}
+
+/// Whether the reservation attempt `a` must be accepted (it overlaps neither the running
+/// jobs at their estimated ends nor earlier reservations); an accepted one joins `fixed`.
+fn try_reservation(
+    a: &Attempt,
+    machines: &[Machine],
+    fixed: &mut Vec<Block>,
+    running: &[Run],
+) -> bool {
+    let blocks = live_blocks(fixed, running, a.at);
+    let cap = i64::from(machines[a.machine].cpus);
+    let (start, p) = (a.at + a.offset, i64::from(a.procs));
+    let ok = p <= cap && fits(&blocks, a.machine, cap, start, a.len, p);
+    if ok {
+        fixed.push(Block {
+            machine: a.machine,
+            start,
+            end: start + a.len,
+            procs: p,
+        });
+    }
+    ok
+}
+
+/// Processes the oracles' next instant: the next reservation attempt if it comes before `t`
+/// (the earliest other event), else the events at `t` (completions, then submissions into
+/// `queue`). Returns the instant.
+#[allow(clippy::too_many_arguments)]
+fn advance(
+    t: Time,
+    case: &Case,
+    jobs: &[Job],
+    next: &mut usize,
+    next_attempt: &mut usize,
+    accepted: &mut Vec<bool>,
+    fixed: &mut Vec<Block>,
+    running: &mut Vec<Run>,
+    queue: &mut Vec<usize>,
+) -> Time {
+    if let Some(a) = case.attempts.get(*next_attempt).filter(|a| a.at < t) {
+        // Every event up to the attempt's time has been processed: add it, then a round.
+        *next_attempt += 1;
+        accepted.push(try_reservation(a, &case.machines, fixed, running));
+        return a.at;
+    }
+    assert!(t < Time::MAX, "oracle stuck");
+    running.retain(|r| r.end > t);
+    while *next < jobs.len() && jobs[*next].submit <= t {
+        queue.push(*next);
+        *next += 1;
+    }
+    t
+}
+
 /// The oracle.
 fn oracle(case: &Case) -> Schedule {
     let Case {
@@ -126,10 +231,7 @@ fn oracle(case: &Case) -> Schedule {
     let mut jobs = case.jobs.clone();
     jobs.sort_by_key(|j| (j.submit, j.id));
     let n = jobs.len();
-    let est = |j: &Job| match estimates {
-        Estimates::Actual => j.run,
-        Estimates::Requested => j.requested.unwrap_or(j.run),
-    };
+    let est = |j: &Job| estimate(j, estimates);
     let mut result = vec![(usize::MAX, Time::MIN, Time::MIN); n];
     let mut accepted = Vec::new();
     let mut running: Vec<Run> = Vec::new();
@@ -150,48 +252,19 @@ fn oracle(case: &Case) -> Schedule {
         for &(_, _, s) in &planned {
             t = t.min(s);
         }
-        let now;
-        if next_attempt < attempts.len() && attempts[next_attempt].at < t {
-            // Every event up to the attempt's time has been processed: add it, then a round.
-            let a = attempts[next_attempt];
-            next_attempt += 1;
-            now = a.at;
-            let mut blocks: Vec<Block> = fixed.clone();
-            blocks.extend(running.iter().map(|r| Block {
-                machine: r.machine,
-                start: r.start,
-                end: r.est_end,
-                procs: r.procs,
-            }));
-            let cap = i64::from(machines[a.machine].cpus);
-            let (start, p) = (a.at + a.offset, i64::from(a.procs));
-            let ok = p <= cap && fits(&blocks, a.machine, cap, start, a.len, p);
-            accepted.push(ok);
-            if ok {
-                fixed.push(Block {
-                    machine: a.machine,
-                    start,
-                    end: start + a.len,
-                    procs: p,
-                });
-            }
-        } else {
-            assert!(t < Time::MAX, "oracle stuck");
-            now = t;
-            running.retain(|r| r.end > now);
-            while next < n && jobs[next].submit <= now {
-                queue.push(next);
-                next += 1;
-            }
-        }
+        let now = advance(
+            t,
+            case,
+            &jobs,
+            &mut next,
+            &mut next_attempt,
+            &mut accepted,
+            &mut fixed,
+            &mut running,
+            &mut queue,
+        );
         // Replay: every queued job again, in queue order.
-        let mut blocks: Vec<Block> = fixed.iter().filter(|b| b.end > now).copied().collect();
-        blocks.extend(running.iter().map(|r| Block {
-            machine: r.machine,
-            start: r.start,
-            end: r.est_end,
-            procs: r.procs,
-        }));
+        let mut blocks = live_blocks(&fixed, &running, now);
         planned.clear();
         for &i in &queue {
             let j = &jobs[i];
@@ -227,21 +300,9 @@ fn oracle(case: &Case) -> Schedule {
             if s == now {
                 planned.remove(k);
                 queue.retain(|&x| x != i);
-                let j = &jobs[i];
-                let e = scaled(machines, reference, m, est(j));
-                let run = scaled(machines, reference, m, j.run);
-                let actual = match estimates {
-                    Estimates::Actual => run,
-                    Estimates::Requested => run.min(e),
-                };
-                running.push(Run {
-                    machine: m,
-                    start: now,
-                    est_end: now + e,
-                    end: now + actual,
-                    procs: i64::from(j.procs),
-                });
-                result[i] = (m, now, now + actual);
+                let run = run_on(&jobs[i], m, now, case);
+                running.push(run);
+                result[i] = (m, now, run.end);
                 started += 1;
             } else {
                 k += 1;
@@ -251,8 +312,136 @@ fn oracle(case: &Case) -> Schedule {
     (result, accepted)
 }
 
-/// The simulator's schedule.
-fn simulate(case: &Case) -> Schedule {
+/// Machine indices in the selection order: fastest first (ties to the lower index), or by
+/// index.
+fn selection_order(machines: &[Machine], select: MachineSelect) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..machines.len()).collect();
+    if select == MachineSelect::Fastest {
+        order.sort_by_key(|&m| (std::cmp::Reverse(machines[m].speed), m));
+    }
+    order
+}
+
+/// The EASY oracle (module comment): the same events (submissions, completions, the ends of
+/// fixed reservations, reservation attempts), the textbook rule at each.
+fn easy_oracle(case: &Case) -> Schedule {
+    let Case {
+        machines,
+        reference,
+        select,
+        estimates,
+        attempts,
+        ..
+    } = case;
+    let reference = *reference;
+    let order = selection_order(machines, *select);
+    let mut jobs = case.jobs.clone();
+    jobs.sort_by_key(|j| (j.submit, j.id));
+    let n = jobs.len();
+    let est = |j: &Job| estimate(j, *estimates);
+    let mut result = vec![(usize::MAX, Time::MIN, Time::MIN); n];
+    let mut accepted = Vec::new();
+    let mut running: Vec<Run> = Vec::new();
+    let mut fixed: Vec<Block> = Vec::new();
+    let mut queue: Vec<usize> = Vec::new();
+    let mut next = 0usize;
+    let mut next_attempt = 0usize;
+    while result.iter().any(|r| r.0 == usize::MAX) || next_attempt < attempts.len() {
+        let mut t = Time::MAX;
+        if next < n {
+            t = t.min(jobs[next].submit);
+        }
+        for r in &running {
+            t = t.min(r.end);
+        }
+        // The ends of fixed reservations release capacity (those past are dropped below).
+        for b in &fixed {
+            t = t.min(b.end);
+        }
+        let now = advance(
+            t,
+            case,
+            &jobs,
+            &mut next,
+            &mut next_attempt,
+            &mut accepted,
+            &mut fixed,
+            &mut running,
+            &mut queue,
+        );
+        fixed.retain(|b| b.end > now);
+        let mut blocks = live_blocks(&fixed, &running, now);
+        // Starts job `i` on machine `m` now.
+        let mut start = |i: usize, m: usize, blocks: &mut Vec<Block>, running: &mut Vec<Run>| {
+            let run = run_on(&jobs[i], m, now, case);
+            running.push(run);
+            blocks.push(Block {
+                machine: m,
+                start: now,
+                end: run.est_end,
+                procs: run.procs,
+            });
+            result[i] = (m, now, run.end);
+        };
+        // The first machine in selection order where job `i` fits now.
+        let fits_now = |i: usize, blocks: &[Block]| -> Option<usize> {
+            let j = &jobs[i];
+            order.iter().copied().find(|&m| {
+                let cap = i64::from(machines[m].cpus);
+                let d = scaled(machines, reference, m, est(j));
+                i64::from(j.procs) <= cap && fits(blocks, m, cap, now, d, i64::from(j.procs))
+            })
+        };
+        while let Some(&h) = queue.first() {
+            let Some(m) = fits_now(h, &blocks) else {
+                break;
+            };
+            queue.remove(0);
+            start(h, m, &mut blocks, &mut running);
+        }
+        let Some(&h) = queue.first() else {
+            continue;
+        };
+        let head = &jobs[h];
+        let p = i64::from(head.procs);
+        let mut reservation: Option<(Time, Time, usize)> = None;
+        for (m, mc) in machines.iter().enumerate() {
+            if mc.cpus < head.procs {
+                continue;
+            }
+            let d = scaled(machines, reference, m, est(head));
+            let s = earliest_fit(&blocks, m, i64::from(mc.cpus), now, d, p);
+            if reservation.is_none_or(|b| (s, s + d, m) < b) {
+                reservation = Some((s, s + d, m));
+            }
+        }
+        let (s, e, m) = reservation.expect("some machine is wide enough");
+        // The head's reservation is only a block the backfilled jobs must leave room for.
+        let held = blocks.len();
+        blocks.push(Block {
+            machine: m,
+            start: s,
+            end: e,
+            procs: p,
+        });
+        let mut k = 1;
+        while k < queue.len() {
+            let i = queue[k];
+            match fits_now(i, &blocks) {
+                Some(m) => {
+                    queue.remove(k);
+                    start(i, m, &mut blocks, &mut running);
+                }
+                None => k += 1,
+            }
+        }
+        blocks.remove(held);
+    }
+    (result, accepted)
+}
+
+/// The simulator's schedule under `policy`.
+fn simulate(case: &Case, policy: Policy) -> Schedule {
     let Case {
         machines,
         reference,
@@ -262,7 +451,7 @@ fn simulate(case: &Case) -> Schedule {
         attempts,
     } = case;
     let (reference, select, estimates) = (*reference, *select, *estimates);
-    let config = Config::new(Policy::Conservative)
+    let config = Config::new(policy)
         .estimates(estimates)
         .compression(Compression::Replay)
         .machine_select(select)
@@ -337,8 +526,21 @@ proptest! {
         e in prop_oneof![Just(Estimates::Actual), Just(Estimates::Requested)],
     ) {
         let case = Case { machines, reference: 2, select, jobs, estimates: e, attempts };
-        let (got, got_ok) = simulate(&case);
+        let (got, got_ok) = simulate(&case, Policy::Conservative);
         let (want, want_ok) = oracle(&case);
+        prop_assert_eq!(got_ok, want_ok, "reservations accepted");
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn easy_on_grids_matches_oracle(
+        (machines, jobs, attempts) in case(),
+        select in prop_oneof![Just(MachineSelect::Fastest), Just(MachineSelect::FirstFit)],
+        e in prop_oneof![Just(Estimates::Actual), Just(Estimates::Requested)],
+    ) {
+        let case = Case { machines, reference: 2, select, jobs, estimates: e, attempts };
+        let (got, got_ok) = simulate(&case, Policy::Easy);
+        let (want, want_ok) = easy_oracle(&case);
         prop_assert_eq!(got_ok, want_ok, "reservations accepted");
         prop_assert_eq!(got, want);
     }

@@ -344,6 +344,11 @@ impl Dispatcher for Easy {
         let single = r.platform().len() == 1;
         let machines = r.platform().len();
         let mut free_total: i64 = (0..machines).map(|m| r.free_now(m)).sum();
+        // The most processors free on one machine: a job needing more starts on none, which
+        // this answers without asking every machine in turn (on a saturated grid most of the
+        // queue is such jobs, and the scan was queue length × machines per round).
+        let most_free = |r: &Round<'_>| (0..machines).map(|m| r.free_now(m)).max().unwrap_or(0);
+        let mut widest = most_free(r);
         let now = r.now();
         let mut w = from;
         let mut i = from;
@@ -366,6 +371,8 @@ impl Dispatcher for Easy {
                         r.profile(0).fits(now, d, e.procs)
                     };
                 ok.then_some(0)
+            } else if i64::from(e.procs) > widest {
+                None
             } else {
                 r.machine_order().iter().map(|&m| m as usize).find(|&m| {
                     if platform.machines()[m].cpus < e.procs || r.free_now(m) < i64::from(e.procs) {
@@ -387,6 +394,7 @@ impl Dispatcher for Easy {
                     }
                     free_total -= i64::from(e.procs);
                     r.start(e.idx, m)?;
+                    widest = most_free(r);
                 }
                 None => {
                     self.q.as_mut_slice()[w] = e;
