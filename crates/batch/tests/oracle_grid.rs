@@ -516,32 +516,47 @@ fn case() -> impl Strategy<Value = (Vec<Machine>, Vec<Job>, Vec<Attempt>)> {
     })
 }
 
+/// A whole scenario: [`case`] under either machine order and either kind of estimate.
+fn scenario() -> impl Strategy<Value = Case> {
+    (
+        case(),
+        prop_oneof![Just(MachineSelect::Fastest), Just(MachineSelect::FirstFit)],
+        prop_oneof![Just(Estimates::Actual), Just(Estimates::Requested)],
+    )
+        .prop_map(|((machines, jobs, attempts), select, estimates)| Case {
+            machines,
+            reference: 2,
+            select,
+            jobs,
+            estimates,
+            attempts,
+        })
+}
+
+/// The simulator under `policy` schedules `case` as `oracle` does, and accepts the same
+/// reservations.
+fn matches(
+    case: &Case,
+    policy: Policy,
+    oracle: fn(&Case) -> Schedule,
+) -> Result<(), TestCaseError> {
+    let (got, got_ok) = simulate(case, policy);
+    let (want, want_ok) = oracle(case);
+    prop_assert_eq!(got_ok, want_ok, "reservations accepted");
+    prop_assert_eq!(got, want);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
 
     #[test]
-    fn conservative_replay_on_grids_matches_oracle(
-        (machines, jobs, attempts) in case(),
-        select in prop_oneof![Just(MachineSelect::Fastest), Just(MachineSelect::FirstFit)],
-        e in prop_oneof![Just(Estimates::Actual), Just(Estimates::Requested)],
-    ) {
-        let case = Case { machines, reference: 2, select, jobs, estimates: e, attempts };
-        let (got, got_ok) = simulate(&case, Policy::Conservative);
-        let (want, want_ok) = oracle(&case);
-        prop_assert_eq!(got_ok, want_ok, "reservations accepted");
-        prop_assert_eq!(got, want);
+    fn conservative_replay_on_grids_matches_oracle(case in scenario()) {
+        matches(&case, Policy::Conservative, oracle)?;
     }
 
     #[test]
-    fn easy_on_grids_matches_oracle(
-        (machines, jobs, attempts) in case(),
-        select in prop_oneof![Just(MachineSelect::Fastest), Just(MachineSelect::FirstFit)],
-        e in prop_oneof![Just(Estimates::Actual), Just(Estimates::Requested)],
-    ) {
-        let case = Case { machines, reference: 2, select, jobs, estimates: e, attempts };
-        let (got, got_ok) = simulate(&case, Policy::Easy);
-        let (want, want_ok) = easy_oracle(&case);
-        prop_assert_eq!(got_ok, want_ok, "reservations accepted");
-        prop_assert_eq!(got, want);
+    fn easy_on_grids_matches_oracle(case in scenario()) {
+        matches(&case, Policy::Easy, easy_oracle)?;
     }
 }
