@@ -227,7 +227,7 @@ pub(crate) struct RoundState {
 /// built-ins, which [`Policy::Fcfs`] and the others select.
 ///
 /// A complete example (shortest-job-first backfilling on a Parallel Workloads Archive log) is
-/// `crates/batch/examples/sjf_backfill.rs`; `crates/batch/tests/external.rs` checks that FCFS
+/// `crates/batch/examples/sjf_backfill.rs`; `crates/batch/tests/it/external.rs` checks that FCFS
 /// and EASY written against this trait give the built-ins' schedules job for job, and that the
 /// built-in dispatchers handed to `run_with` (alone or wrapped) match their policies.
 pub trait Dispatcher {

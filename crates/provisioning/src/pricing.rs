@@ -19,7 +19,7 @@
 //! - **EASY (aggressive) backfilling**: EASY simulated forward from the state with no further
 //!   arrivals, every job running for the scheduler's estimate (spec §2.4 PROPOSAL, \[AMBIG\]).
 //!
-//! Both are checked against the batch simulator itself (`tests/pricing.rs`): from a state with
+//! Both are checked against the batch simulator itself (`tests/it/pricing.rs`): from a state with
 //! no future arrivals and exact estimates, the simulator starts every queued job where the
 //! pricer plans it.
 //!

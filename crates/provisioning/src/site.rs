@@ -10,7 +10,7 @@
 //! plans on a processor count and assigns processors only when jobs start. A later job can
 //! then fit the count over its window but not any set of processors left free for all of it
 //! (it would have to move from a processor that a planned job was given to one that job could
-//! have used instead). The property test (`tests/figure2.rs`) found counterexamples for both
+//! have used instead). The property test (`tests/it/figure2.rs`) found counterexamples for both
 //! [`Consume`] rules; it checks what does hold: Figure 2 never starts a job where the count
 //! does not allow it, returns the earliest start its own slots allow, and never moves a placed
 //! job. How often the two differ on the real logs is measured by `singh-fig-4`. The default

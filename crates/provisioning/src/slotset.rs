@@ -127,14 +127,14 @@ pub enum Consume {
     /// first (the tightest fit; it keeps long free intervals whole). Like
     /// [`Consume::Figure2`] it is not conservative backfilling: committing
     /// processors at planning time can leave a later job no set of slots spanning its window
-    /// although the processor count would (`tests/figure2.rs` keeps a minimal counterexample).
+    /// although the processor count would (`tests/it/figure2.rs` keeps a minimal counterexample).
     #[default]
     Tightest,
     /// Figure 2 as the spec reconstructs it: the slot that proposed the start, then the slots
     /// *before* it in the set's order (`S_i`, `S_{i−1}`, …). It can take a processor whose
     /// free interval began earlier while a slot with the same start but a later place in the
     /// order stays free, and a later job then starts later than under conservative
-    /// backfilling (found by the property test: see `tests/figure2.rs`).
+    /// backfilling (found by the property test: see `tests/it/figure2.rs`).
     Figure2,
 }
 

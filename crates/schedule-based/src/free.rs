@@ -10,7 +10,7 @@
 //! running `J` jobs has at most `J + 1` classes (the idle CPUs fold into one class at `now`),
 //! and a list-scheduling state after `k` planned jobs at most `J + k + 1`, whatever `R` is.
 //! `machine::compact`, the literal per-CPU list scheduling with the CPU-id tie rule, stays the
-//! oracle (`tests/invariants.rs`, `tests/per_cpu_oracle.rs`).
+//! oracle (`tests/it/invariants.rs`, `tests/it/per_cpu_oracle.rs`).
 //!
 //! **Why descending order.** A placement removes the `r` earliest free times (the end of the
 //! vector: a truncation) and adds `r` CPUs free at the job's end, which is usually among the

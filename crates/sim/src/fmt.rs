@@ -13,7 +13,7 @@
 //!   (values `std` would print with more than 39 integer digits take `std`'s path).
 //! - [`push_csv_field`]: a text field as the `csv` crate's default writer quotes it.
 //!
-//! Each is property-tested against `format!` / `csv::Writer` (`tests/fmt.rs`).
+//! Each is property-tested against `format!` / `csv::Writer` (`tests/it/fmt.rs`).
 
 /// Appends `v` as `format!("{v}")` would write it.
 #[inline]

@@ -6,7 +6,7 @@
 //! [`Policy::Fcfs`], [`Policy::Easy`], [`Policy::Flexible`] and [`Policy::Conservative`]
 //! select these with the configuration's switches ([`Builtin::for_config`]); handed to
 //! [`Simulator::run_with`](crate::Simulator::run_with) under [`Policy::External`] they give
-//! the same schedules job for job (`tests/external.rs`).
+//! the same schedules job for job (`tests/it/external.rs`).
 //!
 //! - [`Fcfs`]: the queue head starts when it fits; nothing overtakes it.
 //! - [`Easy`]: EASY backfilling, and Flexible backfilling ([`Easy::flexible`]), EASY over a

@@ -19,7 +19,7 @@
 //!   after them if there is one (the element that ends the scan).
 //!
 //! So the choice and the operation count are exactly the list scan's (the scan itself,
-//! [`ScanLists`](super::ScanLists), is their oracle in `crates/geom/tests/hetero_lists.rs`),
+//! [`ScanLists`](super::ScanLists), is their oracle in `crates/geom/tests/it/hetero_lists.rs`),
 //! at `O(V / B)` block summaries plus the scan of the one or two blocks that may hold the
 //! answer instead of `O(V)` elements.
 

@@ -5,7 +5,7 @@
 //! [`StartOrderedList`](super::StartOrderedList) and [`RateClassLists`](super::RateClassLists)
 //! give the same choices and *count* the same elements examined without visiting them (block
 //! summaries, `lists.rs`); this type visits them. It is their oracle in
-//! `crates/geom/tests/hetero_lists.rs`, and the structure Castillo's chapter-4 model times when
+//! `crates/geom/tests/it/hetero_lists.rs`, and the structure Castillo's chapter-4 model times when
 //! `list_index = scan` (spec A26b), so that the running-time claims (Fig. 4.5) can be checked on
 //! the thesis's linear scan and not only on our block indices.
 //!

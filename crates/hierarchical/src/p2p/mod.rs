@@ -82,7 +82,7 @@ pub enum Flooding {
     /// queued before `t − R`, before the others; ticks of one millisecond go by (RT,
     /// submission order).
     ///
-    /// Hence the equivalence, tested in `tests/p2p.rs`: when every flood lasts less than a
+    /// Hence the equivalence, tested in `tests/it/p2p.rs`: when every flood lasts less than a
     /// millisecond — nearest neighbours, whose components are nets, and control messages inside
     /// a backbone take 0 ms — records, message counts, resubmissions and acceptances equal
     /// the naive engine's exactly (thesis grid, N up to 3000, every submission mode, 1–100 GB;
