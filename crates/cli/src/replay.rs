@@ -175,6 +175,7 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
         None => (trace_jobs(&log, procs), None),
     };
     let n = streamed.as_ref().map_or(tj.jobs.len(), |s| s.1);
+    let overlapped = streamed.is_some();
     let read_s = t0.elapsed().as_secs_f64();
     trace.note_too_wide(tj.too_wide, procs, "");
     crate::input::require_jobs(path, n)?;
@@ -282,10 +283,20 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
             .flatten(),
     );
     out::say(to_stderr, &report)?;
-    note!(
-        "read {read_s:.2} s, simulated {sim_s:.3} s ({:.0} jobs/s); wrote {}",
-        n as f64 / sim_s.max(1e-9),
-        out::display(&args.out)
-    );
+    let wrote = out::display(&args.out);
+    if overlapped {
+        // The simulation ran while the log was read: `sim_s` is only its tail, and a rate
+        // over it would be meaningless.
+        let total = read_s + sim_s;
+        note!(
+            "read and simulated {total:.2} s ({:.0} jobs/s); wrote {wrote}",
+            n as f64 / total.max(1e-9)
+        );
+    } else {
+        note!(
+            "read {read_s:.2} s, simulated {sim_s:.3} s ({:.0} jobs/s); wrote {wrote}",
+            n as f64 / sim_s.max(1e-9)
+        );
+    }
     Ok(())
 }

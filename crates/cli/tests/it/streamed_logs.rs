@@ -117,3 +117,41 @@ fn a_log_read_as_a_stream_gives_what_the_whole_log_gives() {
         }
     }
 }
+
+/// A log simulated while it is read has no separate simulation time to report: the note
+/// gives the time of both together, not a rate over the simulation's last instants (it
+/// printed "simulated 0.000 s (101334165834 jobs/s)"); a log loaded whole keeps both times.
+#[test]
+fn the_timing_note_of_a_streamed_replay_does_not_invent_a_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.swf");
+    std::fs::write(&log, log_text(2000)).unwrap();
+    let note = |trace: &Path| {
+        let o = Command::new(BIN)
+            .args(["replay", "--policy", "easy", "--trace"])
+            .arg(trace)
+            .arg("--out")
+            .arg(dir.path().join("jobs.csv"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        err.lines()
+            .find(|l| l.starts_with("read "))
+            .unwrap_or_else(|| panic!("no timing note in {err}"))
+            .to_string()
+    };
+    let streamed = note(&log);
+    assert!(
+        streamed.starts_with("read and simulated ") && !streamed.contains(", simulated"),
+        "{streamed}"
+    );
+    // Out of submit order: loaded whole, then simulated.
+    let mut lines: Vec<String> = log_text(2000).lines().map(str::to_string).collect();
+    lines.swap(100, 101);
+    let shuffled = dir.path().join("shuffled.swf");
+    std::fs::write(&shuffled, lines.join("\n") + "\n").unwrap();
+    let whole = note(&shuffled);
+    assert!(whole.contains(", simulated "), "{whole}");
+}
