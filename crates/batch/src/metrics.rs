@@ -40,6 +40,27 @@ pub struct Summary {
     pub deadline_misses: u64,
 }
 
+/// The nearest-rank percentiles `qs` (ascending, in (0, 1]) of `values` (not empty): for
+/// each `q`, the `⌈q·n⌉`-th smallest value. Each is selected in the part of `values` left
+/// below the next one, in linear time: a full sort of HPC2N's 202,871 waits was a third of
+/// the replay's summary and audit thread.
+fn nearest_rank_percentiles<const K: usize>(mut values: Vec<Time>, qs: [f64; K]) -> [f64; K] {
+    let n = values.len();
+    let rank = |q: f64| ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+    let mut out = [0.0; K];
+    // From the highest rank down: after selecting rank `r`, `values[..r]` holds the `r`
+    // smallest values, where every lower rank is.
+    let mut len = n;
+    for (j, &q) in qs.iter().enumerate().rev() {
+        let r = rank(q);
+        debug_assert!(r < len, "percentiles not ascending");
+        let (_, &mut v, _) = values[..len].select_nth_unstable(r);
+        out[j] = v as f64;
+        len = r + 1;
+    }
+    out
+}
+
 impl Summary {
     /// Summarizes finished jobs on `platform`.
     pub fn new(outcomes: &[Outcome], platform: &Platform) -> Summary {
@@ -64,12 +85,8 @@ impl Summary {
                 deadline_misses: 0,
             };
         }
-        let mut waits: Vec<Time> = outcomes.iter().map(Outcome::wait).collect();
-        waits.sort_unstable();
-        let pct = |q: f64| {
-            let rank = ((q * n as f64).ceil() as usize).clamp(1, n);
-            waits[rank - 1] as f64
-        };
+        let waits: Vec<Time> = outcomes.iter().map(Outcome::wait).collect();
+        let [median_wait, p90_wait, p99_wait] = nearest_rank_percentiles(waits, [0.5, 0.9, 0.99]);
         let first_submit = outcomes.iter().map(|o| o.job.submit).min().unwrap_or(0);
         let last_end = outcomes.iter().map(|o| o.end).max().unwrap_or(0);
         let span = (last_end - first_submit).max(1) as f64;
@@ -99,10 +116,10 @@ impl Summary {
             jobs: n as u64,
             killed,
             mean_wait: sw / nf,
-            median_wait: pct(0.5),
-            p90_wait: pct(0.9),
-            p99_wait: pct(0.99),
-            max_wait: waits[n - 1] as f64,
+            median_wait,
+            p90_wait,
+            p99_wait,
+            max_wait: outcomes.iter().map(Outcome::wait).max().unwrap_or(0) as f64,
             mean_turnaround: st / nf,
             mean_slowdown: ss / nf,
             mean_bounded_slowdown: sb / nf,
@@ -132,5 +149,26 @@ impl Summary {
                 self.utilization, self.makespan, self.first_submit, self.last_end
             ),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The selected percentiles are those of the sorted values (the former computation).
+        #[test]
+        fn percentiles_are_those_of_the_sorted_values(
+            values in prop::collection::vec(prop_oneof![Just(0i64), 0i64..50, -5i64..1_000_000], 1..400),
+        ) {
+            let mut sorted = values.clone();
+            sorted.sort_unstable();
+            let n = sorted.len();
+            let pct = |q: f64| sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1] as f64;
+            let qs = [0.5, 0.9, 0.99];
+            prop_assert_eq!(nearest_rank_percentiles(values, qs), qs.map(pct));
+        }
     }
 }
