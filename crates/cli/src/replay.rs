@@ -196,8 +196,8 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
     let mut outcomes = Vec::with_capacity(n);
     outcomes.extend(sim.outcomes());
     // Everything below reads the outcomes only; the simulator's per-job state is not held
-    // through the writing.
-    drop(sim);
+    // through the writing: the audit's thread frees it first (off this thread, which goes on
+    // to the CSV).
     if outcomes.len() != n {
         bail!("internal error: {} of {n} jobs finished", outcomes.len());
     }
@@ -206,10 +206,12 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
         // beside the CSV, which reads the same outcomes (and formats half of its rows on one
         // more thread); the CSV's writer waits for the verdict before it returns, so a failing
         // audit still aborts the write and leaves no output file.
-        let checked = scope.spawn(|| {
+        let (outcomes, platform) = (&outcomes, &platform);
+        let checked = scope.spawn(move || {
+            drop(sim);
             (
-                audit(&outcomes, &platform, estimates),
-                Summary::new(&outcomes, &platform),
+                audit(outcomes, platform, estimates),
+                Summary::new(outcomes, platform),
             )
         });
         let workload = path
@@ -220,7 +222,7 @@ pub(crate) fn run_driven(args: ReplayArgs, driver: Option<(bool, Drive<'_>)>) ->
             .replace(',', "_");
         let summary = std::cell::OnceCell::new();
         let summary_ref = &summary;
-        let (outcomes, platform, workload) = (&outcomes, &platform, &workload);
+        let workload = &workload;
         // The jobs and the summary, both or neither. The jobs CSV (25 MB on HPC2N) streams into
         // its temporary file (or, for standard output and devices, into memory until every output
         // is ready); nothing is visible under the target names before both are complete. It is
